@@ -1,0 +1,13 @@
+// CUDA entry points of the delta-rule kernels (called by kernels/delta/delta.cpp when the inputs
+// live on a GPU). Inputs: q, k, v, beta, b, w bf16; g f32; h0 f32; cu_seqlens i32 or i64.
+// Outputs: o bf16, ht f32; gradients bf16 except dg and dh0 (f32).
+#pragma once
+#include "kernels/delta/delta.h"
+
+namespace rewy::delta::cuda_impl {
+
+ForwardResult forward(const Config& cfg, const Inputs& in, const Dims& dims);
+Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const ForwardResult& fwd, const Tensor& dout,
+               const Tensor& dht);
+
+}  // namespace rewy::delta::cuda_impl

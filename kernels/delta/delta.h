@@ -1,0 +1,117 @@
+// Delta-rule token mixers: DeltaNet, GDN, KDA, GDN2 (one recurrence, four gate parametrisations).
+// Math and notation: ../shared/design/delta-rule-math.md (sections cited as §n).
+//
+//   S_t = (I - k_t (b_t ⊙ k_t)^T) Diag(exp(g_t)) S_{t-1} + k_t (ω_t ⊙ v_t)^T,    o_t = scale · S_t^T q_t
+//
+//   variant   b_t (erase)   ω_t (write)   g_t (log-decay, <= 0)
+//   DeltaNet  β_t 1         β_t 1         0
+//   GDN       β_t 1         β_t 1         scalar per (t, head)
+//   KDA       β_t 1         β_t 1         per channel, [K]
+//   GDN2      b_t [K]       w_t [V]       per channel, [K]
+//
+// Layouts (FLA's): q, k [B, T, H, K]; v, o, do [B, T, H, V]; beta and GDN's g [B, T, H];
+// KDA/GDN2 g and GDN2 b [B, T, H, K]; GDN2 w [B, T, H, V]; states h0, ht, dht, dh0 [N, H, K, V].
+// Varlen: B == 1, cu_seqlens [N + 1] (i32 or i64) with cu_seqlens[0] = 0, cu_seqlens[N] = T;
+// without cu_seqlens the N = B sequences have length T each.
+//
+// Entry points dispatch on the tensors' device and on Config::impl:
+//   CPU  naive (token recurrence; computed in f64 whatever the input dtype) or chunk (f32 or f64,
+//        computed in the input dtype);
+//   CUDA chunk (bf16 q/k/v/beta/b/w/do, f32 g and states; see kernels/delta/cuda/).
+// Gradient convention: backward *writes* (=) every gradient it returns (they are activations).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/tensor.h"
+
+namespace rewy::delta {
+
+enum class Variant { DeltaNet, GDN, KDA, GDN2 };
+enum class BackwardAlgo { ReWY, Baseline };  // §5 (one residual solve) vs §4 (FLA's inverse adjoint)
+enum class Policy { Recompute, Save };       // §2.3
+enum class Impl { Naive, Chunk };
+
+Variant parse_variant(const std::string& s);  // deltanet|gdn|kda|gdn2
+BackwardAlgo parse_backward(const std::string& s);  // rewy|baseline
+Policy parse_policy(const std::string& s);  // recompute|save
+Impl parse_impl(const std::string& s);  // naive|chunk
+const char* name(Variant v);
+const char* name(BackwardAlgo b);
+const char* name(Policy p);
+const char* name(Impl i);
+
+inline bool has_beta(Variant v) { return v != Variant::GDN2; }
+inline bool has_gate(Variant v) { return v != Variant::DeltaNet; }
+inline bool channel_gate(Variant v) { return v == Variant::KDA || v == Variant::GDN2; }
+
+struct Config {
+  Variant variant = Variant::GDN;
+  Impl impl = Impl::Chunk;
+  BackwardAlgo backward = BackwardAlgo::ReWY;
+  Policy policy = Policy::Recompute;
+  int chunk = 64;        // C; any T, ragged last chunk
+  double scale = 0.0;    // 0 means 1/sqrt(K)
+  bool output_final_state = true;
+  // CPU chunk only: round q, k, v, gates, do and every intermediate the CUDA kernels store in
+  // bf16 (𝒯, W, U, E, H snapshots, ...) to bf16, so that the CPU computes what a bf16 GPU
+  // pipeline computes up to fp32 accumulation order. Used to derive GPU error bars.
+  bool round_to_bf16 = false;
+};
+
+struct Inputs {
+  Tensor q, k;        // [B, T, H, K]
+  Tensor v;           // [B, T, H, V]
+  Tensor beta;        // [B, T, H]       DeltaNet, GDN, KDA
+  Tensor g;           // GDN [B, T, H]; KDA, GDN2 [B, T, H, K]
+  Tensor b;           // GDN2 [B, T, H, K]
+  Tensor w;           // GDN2 [B, T, H, V]
+  Tensor h0;          // optional [N, H, K, V]
+  Tensor cu_seqlens;  // optional [N + 1]
+};
+
+// Sizes derived from Inputs, validated (every mis-shaped or missing tensor is an error naming it).
+struct Dims {
+  int64_t B = 0, T = 0, H = 0, K = 0, V = 0;
+  int64_t N = 0;                  // number of sequences
+  std::vector<int64_t> seq_start;  // [N + 1] token offsets into the flattened [B*T] token axis
+  int64_t num_chunks(int C) const;  // Σ_n ceil(len_n / C)
+};
+Dims check_inputs(const Config& cfg, const Inputs& in);
+
+// What the forward keeps for the backward (§2.3). Every field is named after the math doc;
+// per-chunk C×C matrices are stored FLA-style as [B, T, H, C] (row i of a chunk at its token).
+struct Saved {
+  Policy policy = Policy::Recompute;
+  Tensor G;      // in-chunk cumsum of g: GDN [B, T, H], KDA/GDN2 [B, T, H, K] (f32 or f64)
+  Tensor Tinv;   // 𝒯 = (I + A)^-1 per chunk, [B, T, H, C]
+  // Save policy only (Recompute leaves these undefined and the backward rebuilds them):
+  Tensor W;      // [B, T, H, K]
+  Tensor U;      // [B, T, H, V]
+  Tensor E;      // v_new = U − W H, [B, T, H, V]
+  Tensor P;      // tril(Q̂ K̃ᵀ) per chunk (gated, with diagonal), [B, T, H, C]
+  Tensor Hs;     // state entering each chunk, [num_chunks, H, K, V]
+};
+
+struct ForwardResult {
+  Tensor o;   // [B, T, H, V]
+  Tensor ht;  // [N, H, K, V] (undefined unless cfg.output_final_state)
+  Saved saved;
+};
+
+struct Grads {
+  Tensor dq, dk, dv;  // like q, k, v
+  Tensor dbeta;       // like beta (DeltaNet, GDN, KDA)
+  Tensor dg;          // like g (GDN, KDA, GDN2)
+  Tensor db, dw;      // like b, w (GDN2)
+  Tensor dh0;         // [N, H, K, V] when h0 was given
+};
+
+ForwardResult forward(const Config& cfg, const Inputs& in);
+// dout [B, T, H, V]; dht optional [N, H, K, V]. `fwd` must come from forward() with the same
+// cfg and inputs (its Saved is what the policy kept).
+Grads backward(const Config& cfg, const Inputs& in, const ForwardResult& fwd, const Tensor& dout,
+               const Tensor& dht);
+
+}  // namespace rewy::delta

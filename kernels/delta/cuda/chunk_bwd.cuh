@@ -1,0 +1,535 @@
+// Backward kernels of the chunkwise delta rule (§3-§8).
+//
+//   state_bwd   sequential, reverse  per (sequence, head, V-slice): ∂E = s Pᵀ∂O + K̄ ∂H⁺,
+//                                    ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E; stores ∂E and the bf16 ∂H⁺ of
+//                                    each chunk, and ∂S0.
+//   grad_chunk  chunk-parallel       everything else, in one CTA per (chunk, head): ∂Q̂, ∂P, ∂K̄,
+//                                    ∂W, the WY backward (ReWY §5 or the baseline B1-B4 of §4,
+//                                    chosen by a template flag), the key contractions (plain
+//                                    GEMMs for scalar gates, centred 16-row blocks for channel
+//                                    gates, §6), the gate gradients by key-product reductions
+//                                    (§7.1; the key Gram for the GDN baseline), the in-chunk
+//                                    reverse cumsum of ∂G, and every input gradient in its final
+//                                    dtype.
+#pragma once
+#include "kernels/delta/cuda/chunk_fwd.cuh"
+
+namespace rewy::delta::cuda_impl {
+
+template <int VAR, int K, int V, int BV>
+__global__ void __launch_bounds__(kThreads) state_bwd_kernel(const DeltaParams p) {
+  using L = StateLayout<K, V, BV>;
+  using ST = StateTile<K, BV>;
+  constexpr int KP = L::KP, BVP = L::BVP, NE = BV / 16;
+  extern __shared__ __align__(16) char smem[];
+  bf16_t* Wn = reinterpret_cast<bf16_t*>(smem + L::A1);
+  bf16_t* Kb = reinterpret_cast<bf16_t*>(smem + L::A2);
+  bf16_t* Qh = reinterpret_cast<bf16_t*>(smem + L::A3);
+  bf16_t* dOs = reinterpret_cast<bf16_t*>(smem + L::B1);
+  bf16_t* dEs = reinterpret_cast<bf16_t*>(smem + L::B2);
+  bf16_t* dHb = reinterpret_cast<bf16_t*>(smem + L::Hb);
+  bf16_t* Pb = reinterpret_cast<bf16_t*>(smem + L::Pb);
+  float* gam = reinterpret_cast<float*>(smem + L::gam);
+  float* Gsm = reinterpret_cast<float*>(smem + L::Gsm);
+
+  constexpr int NV = V / BV;
+  const int n = blockIdx.x / NV, v0 = (blockIdx.x % NV) * BV, h = blockIdx.y;
+  const int warp = threadIdx.x >> 5;
+  const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V, strideC = int64_t(p.H) * kChunk;
+  const int sm0 = ST::m0(), sn0 = ST::n0();
+  const int em0 = 16 * (warp & 3), en0 = (BV / 2) * (warp >> 2);
+
+  float dH[1][ST::NT][4];
+  frag_zero(dH);
+  if (p.dht) {
+    const float* src = p.dht + (int64_t(n) * p.H + h) * K * V + v0;
+    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { x = src[int64_t(r) * V + cc]; });
+  }
+
+  for (int c = p.seq_chunk[n + 1] - 1; c >= p.seq_chunk[n]; --c) {
+    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V + v0;
+    load_tile<kChunk, K>(Wn, KP, p.W + baseK, strideK, len);
+    load_tile<kChunk, K>(Kb, KP, p.k + baseK, strideK, len);
+    load_tile<kChunk, K>(Qh, KP, p.q + baseK, strideK, len);
+    load_tile<kChunk, kChunk>(Pb, kCP, p.P + (int64_t(tok0) * p.H + h) * kChunk, strideC, len);
+    load_tile<kChunk, BV>(dOs, BVP, p.dout + baseV, strideV, len);
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
+      const int i = idx / K, d = idx % K;
+      Wn[i * KP + d] = __hneg(Wn[i * KP + d]);
+    }
+    decay_operands<VAR, K, true>(p, tok0, len, h, Kb, Qh, p.scale, gam, Gsm);
+    frag_store_bf16(dH, dHb, BVP, sm0, sn0);
+    if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + h) * K * V + v0, V, sm0, sn0, K);
+    __syncthreads();
+    {  // ∂E = s Pᵀ ∂O + K̄ ∂H⁺
+      float acc[1][NE][4];
+      frag_zero(acc);
+      warp_mma<1, NE, Lay::ColMajor, Lay::RowMajor>(acc, Pb, kCP, dOs, BVP, em0, en0, 0, kChunk);
+      frag_for_each(acc, em0, en0, [&](int, int, float& x) { x *= p.scale; });
+      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, Kb, KP, dHb, BVP, em0, en0, 0, K);
+      frag_store_bf16(acc, dEs, BVP, em0, en0);
+      frag_store_global(acc, p.dE + baseV, strideV, em0, en0, len);
+    }
+    __syncthreads();
+    // ∂H = e^γ ⊙ ∂H⁺ + (s Q̂)ᵀ ∂O + (−W)ᵀ ∂E
+    frag_for_each(dH, sm0, sn0, [&](int r, int, float& x) { x *= gam[r]; });
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, Qh, KP, dOs, BVP, sm0, sn0, 0, kChunk);
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, Wn, KP, dEs, BVP, sm0, sn0, 0, kChunk);
+    __syncthreads();
+  }
+  if (p.dh0) {
+    float* dst = p.dh0 + (int64_t(n) * p.H + h) * K * V + v0;
+    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { dst[int64_t(r) * V + cc] = x; });
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// grad_chunk
+
+// Element (j, e) of a warp's 16 × 8NT tile at (m0, n0) sits at (row, col).
+template <int NT, class F>
+__device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) f(j, e, m0 + g + (e >> 1) * 8, n0 + 8 * j + 2 * t + (e & 1));
+}
+
+// rowacc[row] += Σ over the warp's columns of v (shared-memory atomics; two warps share a row).
+template <int NT>
+__device__ __forceinline__ void row_reduce_add(const float (&v)[1][NT][4], int m0, float* rowacc) {
+  const int lane = threadIdx.x & 31, g = lane >> 2;
+  float s0 = 0.f, s1 = 0.f;
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    s0 += v[0][j][0] + v[0][j][1];
+    s1 += v[0][j][2] + v[0][j][3];
+  }
+  s0 += __shfl_xor_sync(0xffffffffu, s0, 1);
+  s0 += __shfl_xor_sync(0xffffffffu, s0, 2);
+  s1 += __shfl_xor_sync(0xffffffffu, s1, 1);
+  s1 += __shfl_xor_sync(0xffffffffu, s1, 2);
+  if ((lane & 3) == 0) {
+    atomicAdd(&rowacc[m0 + g], s0);
+    atomicAdd(&rowacc[m0 + g + 8], s1);
+  }
+}
+
+// colacc[col] += Σ over the warp's 16 rows of v.
+template <int NT>
+__device__ __forceinline__ void col_reduce_add(const float (&v)[1][NT][4], int n0, float* colacc) {
+  const int lane = threadIdx.x & 31, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+#pragma unroll
+    for (int par = 0; par < 2; ++par) {
+      float s = v[0][j][par] + v[0][j][par + 2];
+      s += __shfl_xor_sync(0xffffffffu, s, 4);
+      s += __shfl_xor_sync(0xffffffffu, s, 8);
+      s += __shfl_xor_sync(0xffffffffu, s, 16);
+      if (lane < 4) atomicAdd(&colacc[n0 + 8 * j + 2 * t + par], s);
+    }
+}
+
+template <int VAR, int K, int V>
+struct GradLayout {
+  static constexpr int KP = K + 8, VP = V + 8;
+  static constexpr bool kVec = VT<VAR>::vec_gate;
+  static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
+  static constexpr size_t tile_v = align16(size_t(kChunk) * VP * 2);
+  static constexpr size_t tile_c = align16(size_t(kChunk) * kCP * 2);
+  static constexpr size_t state = align16(size_t(K) * VP * 2);
+  static constexpr size_t cc_f32 = align16(size_t(kChunk) * (kChunk + 1) * 4);
+  // persistent
+  static constexpr size_t qs = 0, ks = qs + tile_k;
+  static constexpr size_t Gs = ks + tile_k;
+  static constexpr size_t Tb = Gs + align16((kVec ? kChunk * K : kChunk) * 4);
+  static constexpr size_t dPb = Tb + tile_c;  // ∂P (scalar gates: Γˢ ⊙ ∂P), masked i >= j
+  static constexpr size_t dAb = dPb + tile_c;  // ∂A (scalar gates: Γˢ ⊙ ∂A), masked i > j
+  static constexpr size_t betas = dAb + tile_c;
+  static constexpr size_t rowacc = betas + align16(kChunk * 4);
+  static constexpr size_t rowg = rowacc + align16(kChunk * 4);
+  static constexpr size_t colacc = rowg + align16(kChunk * 4);
+  // slots reused across phases (see grad_chunk_kernel)
+  static constexpr size_t S1 = colacc + align16(K * 4);
+  static constexpr size_t S1_bytes =
+      cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * K * 4)));
+  static constexpr size_t S2 = S1 + S1_bytes;
+  static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), tile_k);
+  static constexpr size_t S3 = S2 + S2_bytes;
+  static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
+  static constexpr size_t S4 = S3 + S3_bytes;
+  static constexpr size_t S5 = S4 + tile_v;
+  static constexpr size_t total = S5 + tile_k;
+};
+
+template <int VAR, int K, int V, bool REWY>
+__global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaParams p) {
+  using L = GradLayout<VAR, K, V>;
+  using VTr = VT<VAR>;
+  constexpr int KP = L::KP, VP = L::VP, NTK = K / 16, NTV = V / 16;
+  constexpr int LDF = kChunk + 1;
+  extern __shared__ __align__(16) char smem[];
+  bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
+  bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
+  float* Gs = reinterpret_cast<float*>(smem + L::Gs);
+  bf16_t* Tb = reinterpret_cast<bf16_t*>(smem + L::Tb);
+  bf16_t* dPb = reinterpret_cast<bf16_t*>(smem + L::dPb);
+  bf16_t* dAb = reinterpret_cast<bf16_t*>(smem + L::dAb);
+  float* betas = reinterpret_cast<float*>(smem + L::betas);
+  float* rowacc = reinterpret_cast<float*>(smem + L::rowacc);
+  float* rowg = reinterpret_cast<float*>(smem + L::rowg);
+  float* colacc = reinterpret_cast<float*>(smem + L::colacc);
+  char* S1 = smem + L::S1;
+  char* S2 = smem + L::S2;
+  char* S3 = smem + L::S3;
+  char* S4 = smem + L::S4;
+  char* S5 = smem + L::S5;
+  // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4), dWb (S5), RUb or YU (S3),
+  // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY), dTb/Zb (S2,
+  // baseline, after dTf is folded); phase 4: packed operands (S1), Mβ-operand (S1), dAf (S3).
+  bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
+  bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
+  bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
+  bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
+  bf16_t* dEs = reinterpret_cast<bf16_t*>(S4);
+  bf16_t* dWb = reinterpret_cast<bf16_t*>(S5);
+  bf16_t* RUb = reinterpret_cast<bf16_t*>(S3);
+  bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
+  float* dTf = reinterpret_cast<float*>(S2);
+  bf16_t* Ws = reinterpret_cast<bf16_t*>(S1);
+  bf16_t* Us = reinterpret_cast<bf16_t*>(S1 + L::tile_k);
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(S2);
+  bf16_t* dTb = reinterpret_cast<bf16_t*>(S2 + L::cc_f32);  // beside dTf while it is read
+  bf16_t* Zb = reinterpret_cast<bf16_t*>(S2);              // after dTf is dead
+  bf16_t* packed = reinterpret_cast<bf16_t*>(S1);
+  bf16_t* bK = reinterpret_cast<bf16_t*>(S1);
+  float* dAf = reinterpret_cast<float*>(S3);
+  float* Gd = reinterpret_cast<float*>(S1);
+
+  const int c = blockIdx.x, h = blockIdx.y;
+  const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+  const int warp = threadIdx.x >> 5;
+  const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
+  const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
+  const int m0 = 16 * (warp & 3), nK = (K / 2) * (warp >> 2), nV = (V / 2) * (warp >> 2);
+  const int cm0 = cc_m0(), cn0 = cc_n0();
+
+  load_tile<kChunk, K>(qs, KP, p.q + baseK, strideK, len);
+  load_tile<kChunk, K>(ks, KP, p.k + baseK, strideK, len);
+  load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+  load_tile<K, V>(Hb, VP, p.Hs + (int64_t(c) * p.H + h) * K * V, V, K);
+  load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
+  load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
+  load_tile<kChunk, V>(dOs, VP, p.dout + baseV, strideV, len);
+  if (threadIdx.x < kChunk) {
+    float bt = 0.f;
+    if constexpr (VTr::has_beta)
+      if (int(threadIdx.x) < len) bt = bf2f(p.beta[int64_t(tok0 + threadIdx.x) * p.H + h]);
+    betas[threadIdx.x] = bt;
+    rowacc[threadIdx.x] = 0.f;
+    rowg[threadIdx.x] = 0.f;
+  }
+  for (int d = threadIdx.x; d < K; d += kThreads) colacc[d] = 0.f;
+  gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
+  __syncthreads();
+
+  // Gate helpers: G at (i, d), Γ = e^G, γ = G of the last row (rows past len continue flat).
+  auto Gat = [&](int i, int d) -> float {
+    if constexpr (VTr::gated) return gate_at<VAR, K>(Gs, i, d);
+    else return 0.f;
+  };
+  auto Gam = [&](int i, int d) -> float {
+    if constexpr (VTr::gated) return __expf(Gat(i, d));
+    else return 1.f;
+  };
+  // Erase coefficient b_id (β_i for the β-variants).
+  auto bco = [&](int i, int d) -> float {
+    if constexpr (VAR == kGDN2) return i < len ? bf2f(p.b[baseK + int64_t(i) * strideK + d]) : 0.f;
+    else return betas[i];
+  };
+  auto qv = [&](int i, int d) { return bf2f(qs[i * KP + d]); };
+  auto kv = [&](int i, int d) { return bf2f(ks[i * KP + d]); };
+
+  float dq[1][NTK][4], dk[1][NTK][4], dG[1][NTK][4], dbw[1][NTK][4];
+  frag_zero(dq);
+  frag_zero(dk);
+  frag_zero(dG);
+  frag_zero(dbw);  // GDN2: ∂b; β-variants: scratch for row sums
+  float tmp[1][NTK][4];
+
+  // ---- phase 1: ∂Q̂ = s ∂O Hᵀ, ∂P = s tril(∂O Eᵀ), ∂K̄ = E ∂H⁺ᵀ, last-row state terms.
+  {
+    float acc[1][NTK][4];
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = p.scale * acc[0][j][e], gm = Gam(r, d);
+      dq[0][j][e] += gm * x;
+      dG[0][j][e] += qv(r, d) * gm * x;
+    });
+  }
+  {
+    float acc[1][4][4];
+    frag_zero(acc);
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
+    frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
+      x = gated_entry<VAR, K>(p.scale * x, Gs, r, cc, r >= cc);
+    });
+    frag_store_bf16(acc, dPb, kCP, cm0, cn0);
+  }
+  {
+    float acc[1][NTK][4];
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e];
+      const float f = VTr::gated ? __expf(Gat(kChunk - 1, d) - Gat(r, d)) : 1.f;  // e^{γ − G} <= 1
+      const float kbar = kv(r, d) * f;
+      dk[0][j][e] += f * x;
+      dG[0][j][e] -= kbar * x;
+      tmp[0][j][e] = kbar * x;
+    });
+    if constexpr (VTr::gated) col_reduce_add<NTK>(tmp, nK, colacc);
+  }
+  if constexpr (VTr::gated) {  // e^γ ⊙ Σ_v H ⊙ ∂H⁺ (row d of the state)
+    for (int d = warp; d < K; d += kThreads / 32) {
+      float s = 0.f;
+      for (int e = threadIdx.x & 31; e < V; e += 32) s += bf2f(Hb[d * VP + e]) * bf2f(dHb[d * VP + e]);
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+      if ((threadIdx.x & 31) == 0) atomicAdd(&colacc[d], __expf(Gat(kChunk - 1, d)) * s);
+    }
+  }
+  __syncthreads();
+
+  // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
+  load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
+  __syncthreads();
+  {
+    float acc[1][NTK][4];
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, dEs, VP, Hb, VP, m0, nK, 0, V);
+    frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
+    frag_store_bf16(acc, dWb, KP, m0, nK);
+  }
+  {
+    float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
+    frag_zero(acc);
+    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
+    tile_for<NTV>(m0, nV, [&](int j, int e, int r, int cc) {
+      const float x = acc[0][j][e];
+      const float vr = r < len ? bf2f(p.v[baseV + int64_t(r) * strideV + cc]) : 0.f;
+      float om = betas[r];
+      if constexpr (VAR == kGDN2) om = r < len ? bf2f(p.w[baseV + int64_t(r) * strideV + cc]) : 0.f;
+      out[0][j][e] = om * x;   // ∂v = Ω ⊙ R_U
+      rsum[0][j][e] = vr * x;  // ∂ω = V ⊙ R_U
+    });
+    frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
+    if constexpr (VAR == kGDN2) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
+    else row_reduce_add<NTV>(rsum, m0, rowacc);
+    if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
+  }
+  if constexpr (!REWY) {
+    __syncthreads();  // RUb is not used by the baseline; Y_U takes its slot
+    for (int idx = threadIdx.x; idx < kChunk * V; idx += kThreads) {
+      const int i = idx / V, e = idx % V;
+      float y = 0.f;
+      if (i < len) {
+        const float vi = bf2f(p.v[baseV + int64_t(i) * strideV + e]);
+        if constexpr (VAR == kGDN2) y = bf2f(p.w[baseV + int64_t(i) * strideV + e]) * vi;
+        else y = betas[i] * vi;
+      }
+      YU[i * VP + e] = f2bf(y);
+    }
+    __syncthreads();
+    float acc[1][4][4];  // B1, V half: ∂E Y_Uᵀ
+    frag_zero(acc);
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
+    frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { dTf[r * LDF + cc] = x; });
+  }
+  __syncthreads();
+
+  // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
+  if constexpr (REWY) {
+    load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);
+    load_tile<kChunk, V>(Us, VP, p.U + baseV, strideV, len);
+  } else {
+    for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {  // Y_W = B ⊙ K ⊙ Γ
+      const int i = idx / K, d = idx % K;
+      Ws[i * KP + d] = f2bf(bco(i, d) * Gam(i, d) * kv(i, d));
+    }
+  }
+  __syncthreads();
+  {
+    float acc[1][NTK][4];
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dWb, KP, m0, nK, 0, kChunk);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e], gm = Gam(r, d), co = bco(r, d), kk = kv(r, d);
+      dk[0][j][e] += co * gm * x;
+      dbw[0][j][e] += kk * gm * x;
+      dG[0][j][e] += co * kk * gm * x;
+    });
+    if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
+  }
+  float dA[1][4][4];
+  frag_zero(dA);
+  if constexpr (REWY) {
+    __syncthreads();
+    // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ)
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K);
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V);
+  } else {
+    // B1, K half: ∂𝒯 += ∂W Y_Wᵀ, masked; B3: Z = ∂𝒯 𝒯ᵀ; B4: ∂A = −stril(𝒯ᵀ Z).
+    float acc[1][4][4];
+    frag_zero(acc);
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K);
+    frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { x = r > cc ? x + dTf[r * LDF + cc] : 0.f; });
+    frag_store_bf16(acc, dTb, kCP, cm0, cn0);
+    __syncthreads();
+    frag_zero(acc);
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kChunk);
+    __syncthreads();  // dTb and dTf are dead
+    frag_store_bf16(acc, Zb, kCP, cm0, cn0);
+    __syncthreads();
+    warp_mma<1, 4, Lay::ColMajor, Lay::RowMajor>(dA, Tb, kCP, Zb, kCP, cm0, cn0, 0, kChunk);
+  }
+  frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(-x, Gs, r, cc, r > cc); });
+  frag_store_bf16(dA, dAb, kCP, cm0, cn0);
+  constexpr bool kGram = VAR == kGDN && !REWY;  // FLA's GDN baseline: ∂g through the key Gram (B5)
+  if constexpr (kGram) frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { dAf[r * LDF + cc] = x; });
+  __syncthreads();
+
+  // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
+  // The row (erase) coefficient multiplies D^r; ∂β/∂b collect k ⊙ (Γ R_W + D^r) in dbw.
+  if constexpr (!VTr::vec_gate) {
+    for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {  // (β ⊙ K) for D^c
+      const int i = idx / K, d = idx % K;
+      bK[i * KP + d] = f2bf(betas[i] * kv(i, d));
+    }
+    __syncthreads();
+    constexpr bool kGateViaKeys = VAR == kGDN && REWY;  // §7.1 reductions
+    float acc[1][NTK][4];
+    frag_zero(acc);  // R3 row half: (Γˢ ⊙ ∂A) K
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, ks, KP, m0, nK, 0, kChunk);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e];
+      dk[0][j][e] += betas[r] * x;
+      dbw[0][j][e] += kv(r, d) * x;
+      if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d) * x;
+    });
+    frag_zero(acc);  // R3 column half: (Γˢ ⊙ ∂A)ᵀ (β ⊙ K)
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dAb, kCP, bK, KP, m0, nK, 0, kChunk);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      dk[0][j][e] += acc[0][j][e];
+      if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d) * acc[0][j][e];
+    });
+    frag_zero(acc);  // ∂P row: (Γˢ ⊙ ∂P) K
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, ks, KP, m0, nK, 0, kChunk);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      dq[0][j][e] += acc[0][j][e];
+      dG[0][j][e] += qv(r, d) * acc[0][j][e];
+    });
+    frag_zero(acc);  // ∂P column: (Γˢ ⊙ ∂P)ᵀ Q
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dPb, kCP, qs, KP, m0, nK, 0, kChunk);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      dk[0][j][e] += acc[0][j][e];
+      dG[0][j][e] -= kv(r, d) * acc[0][j][e];
+    });
+    if constexpr (kGram) {  // B5: Σ_j (M ⊙ A⁰)_ij − Σ_j (M ⊙ A⁰)_ji with A⁰ = β_i k_i·k_j
+      float s[1][4][4];
+      frag_zero(s);
+      warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(s, ks, KP, ks, KP, cm0, cn0, 0, K);
+      float rows[1][4][4];
+      tile_for<4>(cm0, cn0, [&](int j, int e, int r, int cc) {
+        rows[0][j][e] = r > cc ? dAf[r * LDF + cc] * betas[r] * s[0][j][e] : 0.f;
+      });
+      row_reduce_add<4>(rows, cm0, rowg);
+      frag_for_each(rows, cm0, cn0, [&](int, int, float& x) { x = -x; });
+      col_reduce_add<4>(rows, cn0, rowg);
+    }
+  } else {
+    const int I = warp & 3;  // this warp's row block: its m0 = 16 I
+    build_packed_col_operand<K>(packed, ks, Gs);
+    __syncthreads();
+    const bf16_t* KCI = packed + packed_row_offset(I) * KP;
+    float acc[1][NTK][4];
+    frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e] * __expf(Gs[r * K + d] - Gs[block_ref_row(I) * K + d]);
+      const float co = bco(r, d), kk = kv(r, d);
+      dk[0][j][e] += co * x;
+      dbw[0][j][e] += kk * x;
+      dG[0][j][e] += co * kk * x;
+    });
+    frag_zero(acc);  // D^r_P
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e] * __expf(Gs[r * K + d] - Gs[block_ref_row(I) * K + d]);
+      dq[0][j][e] += x;
+      dG[0][j][e] += qv(r, d) * x;
+    });
+    // Column contractions: block J of output rows j uses rows i >= 16 J of
+    //   RC_J[i][d] = x_id e^{G_id − G_ref(J) d} (x = b ⊙ k for D^c, q for D^c_P), packed at row
+    //   64 J − 8 J (J − 1) + (i − 16 J).
+    for (int pass = 0; pass < 2; ++pass) {
+      __syncthreads();
+      for (int idx = threadIdx.x; idx < kPackedRows * K; idx += kThreads) {
+        const int pr = idx / K, d = idx % K;
+        const int J = pr < 64 ? 0 : pr < 112 ? 1 : pr < 144 ? 2 : 3;
+        const int i = pr - (64 * J - 8 * J * (J - 1)) + kBlock * J;
+        const float x = pass == 0 ? bco(i, d) * kv(i, d) : qv(i, d);
+        packed[pr * KP + d] = f2bf(x * __expf(Gs[i * K + d] - Gs[block_ref_row(J) * K + d]));
+      }
+      __syncthreads();
+      const int J = I;
+      const bf16_t* RCJ = packed + (64 * J - 8 * J * (J - 1) - kBlock * J) * KP;  // row i of RC_J at RCJ[i]
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, RCJ, KP, m0, nK, kBlock * J,
+                                                     kChunk);
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float x = acc[0][j][e] * __expf(Gs[block_ref_row(J) * K + d] - Gs[r * K + d]);
+        dk[0][j][e] += x;
+        dG[0][j][e] -= kv(r, d) * x;
+      });
+    }
+  }
+
+  // ---- phase 5: outputs. dq, dk, (db | dβ), and ∂g by an in-chunk reverse cumsum of ∂G.
+  frag_store_global(dq, p.dq + baseK, strideK, m0, nK, len);
+  frag_store_global(dk, p.dk + baseK, strideK, m0, nK, len);
+  if constexpr (VAR == kGDN2) frag_store_global(dbw, p.db + baseK, strideK, m0, nK, len);
+  else row_reduce_add<NTK>(dbw, m0, rowacc);
+  if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(dG, m0, rowg);
+  __syncthreads();  // phase-4 readers of S1 are done; row/column atomics have landed
+  if constexpr (VTr::has_beta)
+    if (int(threadIdx.x) < len) p.dbeta[int64_t(tok0 + threadIdx.x) * p.H + h] = f2bf(rowacc[threadIdx.x]);
+  if constexpr (VTr::vec_gate) {
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * K + d] = dG[0][j][e]; });
+    __syncthreads();
+    for (int d = threadIdx.x; d < K; d += kThreads) {
+      float s = colacc[d];  // state terms belong to the last valid row
+      float* dst = p.dg + baseK + d;
+      for (int i = len - 1; i >= 0; --i) {
+        s += Gd[i * K + d];
+        dst[int64_t(i) * strideK] = s;
+      }
+    }
+  } else if constexpr (VTr::scalar_gate) {
+    if (threadIdx.x == 0) {
+      float s = 0.f;
+      for (int d = 0; d < K; ++d) s += colacc[d];
+      for (int i = len - 1; i >= 0; --i) {
+        s += rowg[i];
+        p.dg[int64_t(tok0 + i) * p.H + h] = s;
+      }
+    }
+  }
+}
+
+}  // namespace rewy::delta::cuda_impl

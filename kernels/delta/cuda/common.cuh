@@ -1,0 +1,226 @@
+// Shared pieces of the chunkwise delta-rule kernels: parameters, variant traits, tile loads,
+// in-chunk gate cumsums and the gated (centred) operands of §6.
+#pragma once
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/delta/cuda/mma.cuh"
+
+namespace rewy::delta::cuda_impl {
+
+constexpr int kChunk = 64;           // C: rows of a chunk (one m64 tile)
+constexpr int kCP = kChunk + 8;      // padded leading dimension of C-wide bf16 tiles
+constexpr int kThreads = 256;        // 8 warps per CTA
+constexpr int kBlock = 16;           // sub-chunk rows for channel-wise gates (§6)
+constexpr int kPackedRows = 160;     // Σ_I 16 (I + 1): packed per-block operands
+constexpr float kMaxExponent = 80.f;  // largest |exponent| a scaled operand may carry (fp32/bf16 max e^88.7)
+
+enum VariantId : int { kDeltaNet = 0, kGDN = 1, kKDA = 2, kGDN2 = 3 };
+
+template <int VAR>
+struct VT {
+  static constexpr bool gated = VAR != kDeltaNet;
+  static constexpr bool vec_gate = VAR == kKDA || VAR == kGDN2;
+  static constexpr bool scalar_gate = VAR == kGDN;
+  static constexpr bool has_beta = VAR != kGDN2;
+};
+
+// Error bits reported through DeltaParams::error_flag.
+enum : int { kErrGateSpan = 1, kErrPositiveGate = 2 };
+
+// All pointers are token-major and contiguous: x[(tok * H + h) * D + d]; per-chunk C×C matrices
+// [tok][H][C]; states [*][H][K][V].
+struct DeltaParams {
+  int H = 0;
+  int num_chunks = 0, num_seqs = 0;
+  const int* chunk_tok = nullptr;  // [num_chunks] first token of the chunk
+  const int* chunk_len = nullptr;  // [num_chunks] valid rows (1..C)
+  const int* seq_chunk = nullptr;  // [num_seqs + 1] first chunk of each sequence
+  float scale = 1.f;
+  // inputs
+  const bf16_t *q = nullptr, *k = nullptr, *v = nullptr, *beta = nullptr, *b = nullptr, *w = nullptr;
+  const float* g = nullptr;   // log-decay: [tok][H] (GDN) or [tok][H][K]
+  const float* h0 = nullptr;  // [N][H][K][V] or null
+  // forward intermediates / saved
+  bf16_t* Tinv = nullptr;  // 𝒯 [tok][H][C]
+  bf16_t* W = nullptr;     // [tok][H][K]
+  bf16_t* U = nullptr;     // [tok][H][V]
+  bf16_t* E = nullptr;     // v_new [tok][H][V]
+  bf16_t* P = nullptr;     // [tok][H][C]
+  bf16_t* Hs = nullptr;    // state entering each chunk [num_chunks][H][K][V]
+  // forward outputs
+  bf16_t* o = nullptr;  // [tok][H][V]
+  float* ht = nullptr;  // [N][H][K][V] or null
+  // backward
+  const bf16_t* dout = nullptr;  // [tok][H][V]
+  const float* dht = nullptr;    // [N][H][K][V] or null
+  bf16_t* dE = nullptr;          // [tok][H][V]
+  bf16_t* dHs = nullptr;         // ∂H⁺ of each chunk [num_chunks][H][K][V]
+  bf16_t *dq = nullptr, *dk = nullptr, *dv = nullptr, *dbeta = nullptr, *db = nullptr, *dw = nullptr;
+  float* dg = nullptr;   // like g
+  float* dh0 = nullptr;  // [N][H][K][V] or null
+  int* error_flag = nullptr;
+};
+
+__device__ __forceinline__ float bf2f(bf16_t x) { return __bfloat162float(x); }
+__device__ __forceinline__ bf16_t f2bf(float x) { return __float2bfloat16_rn(x); }
+
+constexpr size_t align16(size_t n) { return (n + 15) / 16 * 16; }
+constexpr size_t cmax(size_t a, size_t b) { return a > b ? a : b; }
+
+// dst[r][c] (leading dim ldd) = src[r * row_stride + c] for r < valid, 0 for valid <= r < ROWS.
+// COLS is a multiple of 8 (16-byte vectors).
+template <int ROWS, int COLS>
+__device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid) {
+  constexpr int kVec = COLS / 8;
+  for (int idx = threadIdx.x; idx < ROWS * kVec; idx += kThreads) {
+    const int r = idx / kVec, c = (idx % kVec) * 8;
+    uint4 val = make_uint4(0, 0, 0, 0);
+    if (r < valid) val = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
+    *reinterpret_cast<uint4*>(dst + r * ldd + c) = val;
+  }
+}
+
+// Stores rows r < valid of a warp's fragment to global dst[r * row_stride + c] as bf16, times alpha.
+template <int MT, int NT>
+__device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4], bf16_t* dst, int64_t row_stride, int m0,
+                                                  int n0, int valid, float alpha = 1.f) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = m0 + 16 * i + g + 8 * h, c = n0 + 8 * j + 2 * t;
+        if (r < valid)
+          *reinterpret_cast<__nv_bfloat162*>(dst + r * row_stride + c) =
+              __floats2bfloat162_rn(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
+      }
+}
+
+// In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
+// g were 0 there). Vector gates: Gs[i * K + d]; scalar: Gs[i]. Flags positive log-decays.
+template <int VAR, int K>
+__device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
+  if constexpr (VT<VAR>::vec_gate) {
+    for (int d = threadIdx.x; d < K; d += kThreads) {
+      float s = 0.f;
+      bool positive = false;
+      const float* src = p.g + (int64_t(tok0) * p.H + h) * K + d;
+#pragma unroll 8
+      for (int i = 0; i < kChunk; ++i) {
+        if (i < len) {
+          const float gi = src[int64_t(i) * p.H * K];
+          positive |= gi > 0.f;
+          s += gi;
+        }
+        Gs[i * K + d] = s;
+      }
+      if (positive && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
+    }
+  } else if constexpr (VT<VAR>::scalar_gate) {
+    if (threadIdx.x < 32) {
+      const int lane = threadIdx.x;
+      const float* src = p.g + int64_t(tok0) * p.H + h;
+      const float g0 = 2 * lane < len ? src[int64_t(2 * lane) * p.H] : 0.f;
+      const float g1 = 2 * lane + 1 < len ? src[int64_t(2 * lane + 1) * p.H] : 0.f;
+      if ((g0 > 0.f || g1 > 0.f) && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
+      float pair = g0 + g1, incl = pair;
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1) {
+        const float o = __shfl_up_sync(0xffffffffu, incl, off);
+        if (lane >= off) incl += o;
+      }
+      const float excl = incl - pair;
+      Gs[2 * lane] = excl + g0;
+      Gs[2 * lane + 1] = incl;
+    }
+  }
+}
+
+// G at row i, channel d (1 for ungated variants is never asked for).
+template <int VAR, int K>
+__device__ __forceinline__ float gate_at(const float* Gs, int i, int d) {
+  if constexpr (VT<VAR>::vec_gate) return Gs[i * K + d];
+  else return Gs[i];
+}
+
+// Reference row of 16-row block I for channel-wise gates (§6): the block's middle row, so every
+// scaled operand is within e^{±8λ} for per-step log-decays >= -λ.
+__device__ __forceinline__ int block_ref_row(int I) { return kBlock * I + kBlock / 2; }
+__device__ __forceinline__ int packed_row_offset(int I) { return 8 * I * (I + 1); }  // Σ_{J<I} 16 (J + 1)
+
+// Flags chunks whose 16-row block spans would push a scaled operand past e^{80} (§6 range rule).
+template <int K>
+__device__ __forceinline__ void check_gate_span(const float* Gs, const DeltaParams& p) {
+  for (int d = threadIdx.x; d < K; d += kThreads) {
+    bool bad = false;
+#pragma unroll
+    for (int I = 0; I < kChunk / kBlock; ++I) {
+      const float first = Gs[(kBlock * I) * K + d], ref = Gs[block_ref_row(I) * K + d],
+                  last = Gs[(kBlock * I + kBlock - 1) * K + d];
+      bad |= (first - ref > kMaxExponent) || (ref - last > kMaxExponent);
+    }
+    if (bad && p.error_flag) atomicOr(p.error_flag, kErrGateSpan);
+  }
+}
+
+// Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1)):
+//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it).
+template <int K>
+__device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, const bf16_t* ks, const float* Gs) {
+  constexpr int KP = K + 8;
+  for (int idx = threadIdx.x; idx < kPackedRows * K; idx += kThreads) {
+    const int pr = idx / K, d = idx % K;
+    const int I = pr < 16 ? 0 : pr < 48 ? 1 : pr < 96 ? 2 : 3;
+    const int j = pr - packed_row_offset(I);
+    const float ref = Gs[block_ref_row(I) * K + d];
+    KC[pr * KP + d] = f2bf(bf2f(ks[j * KP + d]) * __expf(ref - Gs[j * K + d]));
+  }
+}
+
+// Row operand of the gated C×C products: R[i][d] = coef(i, d) · x_id · exp(G_id − G_ref(block(i)) d).
+template <int K, class Coef>
+__device__ __forceinline__ void build_row_operand(bf16_t* R, const bf16_t* xs, const float* Gs, Coef coef) {
+  constexpr int KP = K + 8;
+  for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
+    const int i = idx / K, d = idx % K;
+    const float ref = Gs[block_ref_row(i / kBlock) * K + d];
+    R[i * KP + d] = f2bf(coef(i, d) * bf2f(xs[i * KP + d]) * __expf(Gs[i * K + d] - ref));
+  }
+}
+
+// Warp tile of a C×C output: warp w owns rows [16 (w & 3), +16) and columns [32 (w >> 2), +32).
+__device__ __forceinline__ int cc_m0() { return 16 * ((threadIdx.x >> 5) & 3); }
+__device__ __forceinline__ int cc_n0() { return 32 * (threadIdx.x >> 7); }
+
+// The gated C×C product X[i][j] = Σ_d R_id S_jd e^{G_id − G_jd} over this warp's tile, unmasked:
+// scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
+// row operand Rg (already scaled by build_row_operand) against the packed KC of the warp's row block.
+template <int VAR, int K>
+__device__ __forceinline__ void gated_cc_product(float (&acc)[1][4][4], const bf16_t* rows, const bf16_t* cols_or_packed) {
+  constexpr int KP = K + 8;
+  frag_zero(acc);
+  const int m0 = cc_m0(), n0 = cc_n0();
+  if constexpr (VT<VAR>::vec_gate) {
+    const int I = m0 / kBlock;
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,
+                                                 0, K, kBlock * (I + 1));
+  } else {
+    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed, KP, m0, n0, 0, K);
+  }
+}
+
+// Value of a gated C×C entry on its mask (i > j, or i >= j with the diagonal); 0 elsewhere.
+// Scalar gates multiply by e^{G_i − G_j} <= 1 there; masked entries are selected away, never
+// multiplied (they may hold inf for channel gates).
+template <int VAR, int K>
+__device__ __forceinline__ float gated_entry(float x, const float* Gs, int i, int j, bool keep) {
+  if (!keep) return 0.f;
+  if constexpr (VT<VAR>::scalar_gate) return x * __expf(Gs[i] - Gs[j]);
+  else return x;
+}
+
+}  // namespace rewy::delta::cuda_impl

@@ -1,0 +1,248 @@
+// Host orchestration of the CUDA delta-rule kernels: buffers, chunk tables, launches, policies.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <vector>
+
+#include "engine/copy.h"
+#include "engine/cuda/check_cuda.h"
+#include "kernels/delta/cuda/delta_cuda.h"
+#include "kernels/delta/cuda/launch.h"
+
+namespace rewy::delta::cuda_impl {
+namespace {
+
+// Chunk list on the device: chunks restart at every sequence start.
+struct ChunkTable {
+  Tensor chunk_tok, chunk_len, seq_chunk;  // i32 [num_chunks], [num_chunks], [N + 1]
+  int num_chunks = 0, num_seqs = 0;
+};
+
+ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
+  std::vector<double> tok, len, first;
+  for (int64_t n = 0; n < dims.N; ++n) {
+    first.push_back(double(tok.size()));
+    for (int64_t t = dims.seq_start[n]; t < dims.seq_start[n + 1]; t += kChunk) {
+      tok.push_back(double(t));
+      len.push_back(double(std::min<int64_t>(kChunk, dims.seq_start[n + 1] - t)));
+    }
+  }
+  first.push_back(double(tok.size()));
+  ChunkTable ct;
+  ct.num_chunks = int(tok.size());
+  ct.num_seqs = int(dims.N);
+  // An empty table still gets one element so that the tensors are valid device pointers.
+  auto upload = [&](std::vector<double> v) {
+    if (v.empty()) v.push_back(0);
+    return Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
+  };
+  ct.chunk_tok = upload(tok);
+  ct.chunk_len = upload(len);
+  ct.seq_chunk = upload(first);
+  return ct;
+}
+
+template <class T> T* ptr(const Tensor& t) { return t.defined() ? static_cast<T*>(t.data_ptr()) : nullptr; }
+
+void check_cuda_inputs(const Config& cfg, const Dims& d, const Inputs& in) {
+  REWY_CHECK(cfg.chunk == kChunk, "the CUDA delta-rule kernels use chunk {} (got --chunk {})", kChunk, cfg.chunk);
+  REWY_CHECK((d.K == 64 || d.K == 128) && (d.V == 64 || d.V == 128),
+             "the CUDA delta-rule kernels support head dims K, V in {{64, 128}}, got K = {}, V = {}", d.K, d.V);
+  auto need = [](const Tensor& t, DType dt, const char* name) {
+    if (t.defined())
+      REWY_CHECK(t.dtype() == dt, "{} must be {} on CUDA, got {}", name, dtype_name(dt), dtype_name(t.dtype()));
+  };
+  for (auto [t, n] : {std::pair{&in.q, "q"}, {&in.k, "k"}, {&in.v, "v"}, {&in.beta, "beta"}, {&in.b, "b"}, {&in.w, "w"}})
+    need(*t, DType::BF16, n);
+  need(in.g, DType::F32, "g");
+  need(in.h0, DType::F32, "h0");
+  REWY_CHECK(d.B * d.T < (int64_t(1) << 31) / std::max<int64_t>(d.H * std::max(d.K, d.V), 1),
+             "too many tokens for 32-bit chunk tables");
+}
+
+LaunchInfo launch_info(const Dims& d, const Stream& s) {
+  LaunchInfo li;
+  li.stream = static_cast<cudaStream_t>(s.handle);
+  li.K = int(d.K);
+  li.V = int(d.V);
+  // Narrower V-slices give the sequential kernels more CTAs when few (sequence, head) pairs exist.
+  li.bv = d.N * d.H * (d.V / 64) < 132 ? 32 : 64;
+  return li;
+}
+
+template <class F>
+void dispatch_variant(Variant v, F&& f) {
+  switch (v) {
+    case Variant::DeltaNet: return f(std::integral_constant<int, kDeltaNet>{});
+    case Variant::GDN: return f(std::integral_constant<int, kGDN>{});
+    case Variant::KDA: return f(std::integral_constant<int, kKDA>{});
+    case Variant::GDN2: return f(std::integral_constant<int, kGDN2>{});
+  }
+}
+
+DeltaParams base_params(const Dims& d, const Inputs& in, const ChunkTable& ct, float scale) {
+  DeltaParams p;
+  p.H = int(d.H);
+  p.num_chunks = ct.num_chunks;
+  p.num_seqs = ct.num_seqs;
+  p.chunk_tok = ptr<int>(ct.chunk_tok);
+  p.chunk_len = ptr<int>(ct.chunk_len);
+  p.seq_chunk = ptr<int>(ct.seq_chunk);
+  p.scale = scale;
+  p.q = ptr<bf16_t>(in.q);
+  p.k = ptr<bf16_t>(in.k);
+  p.v = ptr<bf16_t>(in.v);
+  p.beta = ptr<bf16_t>(in.beta);
+  p.b = ptr<bf16_t>(in.b);
+  p.w = ptr<bf16_t>(in.w);
+  p.g = ptr<float>(in.g);
+  p.h0 = ptr<float>(in.h0);
+  return p;
+}
+
+Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
+  Inputs c = in;
+  for (Tensor* t : {&c.q, &c.k, &c.v, &c.beta, &c.g, &c.b, &c.w, &c.h0})
+    if (t->defined()) *t = t->contiguous(&s);
+  return c;
+}
+
+float resolve_scale(const Config& cfg, const Dims& d) {
+  return cfg.scale != 0.0 ? float(cfg.scale) : float(1.0 / std::sqrt(double(d.K)));
+}
+
+}  // namespace
+
+ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
+  const Device dev = in_raw.q.device();
+  require_supported_gpu(dev);
+  DeviceGuard guard(dev);
+  check_cuda_inputs(cfg, d, in_raw);
+  const Stream s = Stream::default_for(dev);
+  const Inputs in = contiguous_inputs(in_raw, s);
+  const ChunkTable ct = make_chunk_table(d, dev, s);
+  const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V;
+
+  ForwardResult r;
+  Saved& sv = r.saved;
+  sv.policy = cfg.policy;
+  const bool save = cfg.policy == Policy::Save;
+  sv.Tinv = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
+  Tensor W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+  Tensor U = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+  Tensor E = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+  Tensor Hs = Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
+  Tensor P = save ? Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s) : Tensor();
+  r.o = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+  if (cfg.output_final_state) r.ht = Tensor::empty({d.N, H, K, V}, DType::F32, dev, &s);
+  Tensor err = Tensor::zeros({1}, DType::I32, dev, &s);
+
+  DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
+  p.Tinv = ptr<bf16_t>(sv.Tinv);
+  p.W = ptr<bf16_t>(W);
+  p.U = ptr<bf16_t>(U);
+  p.E = ptr<bf16_t>(E);
+  p.Hs = ptr<bf16_t>(Hs);
+  p.P = ptr<bf16_t>(P);
+  p.o = ptr<bf16_t>(r.o);
+  p.ht = ptr<float>(r.ht);
+  p.error_flag = ptr<int>(err);
+  if (ct.num_chunks > 0)
+    dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, launch_info(d, s)); });
+  else if (r.ht.defined())  // no tokens: the state passes straight through
+    r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
+
+  const int flags = int(err.item());
+  REWY_CHECK(!(flags & kErrPositiveGate), "{}: g holds positive log-decays; g must be <= 0", name(cfg.variant));
+  REWY_CHECK(!(flags & kErrGateSpan),
+             "{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
+             "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
+             "kernels do not support such gates; use --device cpu",
+             name(cfg.variant));
+  if (save) {
+    sv.W = W;
+    sv.U = U;
+    sv.E = E;
+    sv.P = P;
+    sv.Hs = Hs;
+  }
+  return r;
+}
+
+Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const ForwardResult& fwd, const Tensor& dout,
+               const Tensor& dht) {
+  const Device dev = in_raw.q.device();
+  require_supported_gpu(dev);
+  DeviceGuard guard(dev);
+  check_cuda_inputs(cfg, d, in_raw);
+  REWY_CHECK(dout.dtype() == DType::BF16, "dout must be bf16 on CUDA, got {}", dtype_name(dout.dtype()));
+  if (dht.defined()) REWY_CHECK(dht.dtype() == DType::F32, "dht must be f32 on CUDA, got {}", dtype_name(dht.dtype()));
+  const Stream s = Stream::default_for(dev);
+  const Inputs in = contiguous_inputs(in_raw, s);
+  const ChunkTable ct = make_chunk_table(d, dev, s);
+  const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V;
+  const Saved& sv = fwd.saved;
+  REWY_CHECK(sv.Tinv.defined(), "backward: the forward result holds no saved 𝒯 (was it computed on CUDA?)");
+
+  DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
+  const Tensor dO = dout.contiguous(&s);
+  const Tensor dHT = dht.defined() ? dht.contiguous(&s) : Tensor();
+  p.Tinv = ptr<bf16_t>(sv.Tinv);
+  const LaunchInfo li = launch_info(d, s);
+
+  Tensor W, U, E, P, Hs;
+  if (sv.policy == Policy::Save) {
+    W = sv.W, U = sv.U, E = sv.E, P = sv.P, Hs = sv.Hs;
+  } else {
+    W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+    U = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+    E = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+    P = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
+    Hs = Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
+  }
+  p.W = ptr<bf16_t>(W);
+  p.U = ptr<bf16_t>(U);
+  p.E = ptr<bf16_t>(E);
+  p.P = ptr<bf16_t>(P);
+  p.Hs = ptr<bf16_t>(Hs);
+
+  Grads gr;
+  gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+  gr.dk = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+  gr.dv = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+  if (has_beta(cfg.variant)) gr.dbeta = Tensor::empty({B, T, H}, DType::BF16, dev, &s);
+  if (has_gate(cfg.variant)) gr.dg = Tensor::empty(in.g.shape(), DType::F32, dev, &s);
+  if (cfg.variant == Variant::GDN2) {
+    gr.db = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+    gr.dw = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+  }
+  if (in.h0.defined()) gr.dh0 = Tensor::empty({d.N, H, K, V}, DType::F32, dev, &s);
+  Tensor dE = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
+  Tensor dHs = Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
+
+  p.dout = ptr<bf16_t>(dO);
+  p.dht = ptr<float>(dHT);
+  p.dE = ptr<bf16_t>(dE);
+  p.dHs = ptr<bf16_t>(dHs);
+  p.dq = ptr<bf16_t>(gr.dq);
+  p.dk = ptr<bf16_t>(gr.dk);
+  p.dv = ptr<bf16_t>(gr.dv);
+  p.dbeta = ptr<bf16_t>(gr.dbeta);
+  p.db = ptr<bf16_t>(gr.db);
+  p.dw = ptr<bf16_t>(gr.dw);
+  p.dg = ptr<float>(gr.dg);
+  p.dh0 = ptr<float>(gr.dh0);
+
+  if (ct.num_chunks > 0) {
+    dispatch_variant(cfg.variant, [&](auto vc) {
+      constexpr int VAR = decltype(vc)::value;
+      if (sv.policy == Policy::Recompute) launch_replay<VAR>(p, li);
+      launch_backward<VAR>(p, li, cfg.backward == BackwardAlgo::ReWY);
+    });
+  } else if (gr.dh0.defined()) {  // no tokens: the state passes straight through
+    gr.dh0.copy_from(dHT.defined() ? dHT : Tensor::zeros(gr.dh0.shape(), DType::F32, dev, &s), &s);
+  }
+  return gr;
+}
+
+}  // namespace rewy::delta::cuda_impl

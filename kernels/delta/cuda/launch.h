@@ -1,0 +1,23 @@
+// Host-side launchers of the delta-rule kernel family, one explicit specialisation per variant
+// (kernels/delta/cuda/variant_*.cu) so that the four variants compile in parallel.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "kernels/delta/cuda/common.cuh"
+
+namespace rewy::delta::cuda_impl {
+
+struct LaunchInfo {
+  cudaStream_t stream = nullptr;
+  int K = 0, V = 0;
+  int bv = 64;  // V-slice of the sequential state kernels (32 or 64)
+};
+
+// Forward: wy_prep (forward mode), state_fwd, chunk_output.
+template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
+// Backward replay for the Recompute policy: wy_prep (recompute mode: W, U, P), state_fwd (Hs, E).
+template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
+// Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward).
+template <int VAR> void launch_backward(const DeltaParams& p, const LaunchInfo& li, bool rewy);
+
+}  // namespace rewy::delta::cuda_impl

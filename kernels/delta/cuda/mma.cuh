@@ -1,0 +1,136 @@
+// Warp-level tensor-core tiles for the delta-rule kernels: bf16 operands in shared memory,
+// fp32 accumulators in registers (mma.sync m16n8k16, operands through ldmatrix).
+//
+// A logical matrix (A: m×k, B: k×n) is stored either RowMajor (as written) or ColMajor (its
+// transpose is stored row-major). Rows of a stored tile must start 16-byte aligned: leading
+// dimensions are multiples of 8 elements, padded by 8 to keep ldmatrix free of bank conflicts.
+//
+// Accumulator fragment of one m16n8 tile (lane = 4g + t): acc[0..1] at (row g, cols 2t, 2t+1),
+// acc[2..3] at (row g + 8, cols 2t, 2t+1).
+#pragma once
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+namespace rewy::delta::cuda_impl {
+
+using bf16_t = __nv_bfloat16;
+
+enum class Lay { RowMajor, ColMajor };
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const bf16_t* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const bf16_t* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// A fragment of the 16×16 block at (m0, k0).
+template <Lay L>
+__device__ __forceinline__ void load_a_frag(uint32_t (&a)[4], const bf16_t* p, int ld, int m0, int k0) {
+  const int lane = threadIdx.x & 31;
+  if constexpr (L == Lay::RowMajor) {
+    ldsm_x4(a, p + (m0 + (lane & 15)) * ld + k0 + (lane >> 4) * 8);
+  } else {  // stored [k][m]; matrix q of the x4 covers m-half (q & 1), k-half (q >> 1)
+    const int q = lane >> 3, r = lane & 7;
+    ldsm_x4_trans(a, p + (k0 + (q >> 1) * 8 + r) * ld + m0 + (q & 1) * 8);
+  }
+}
+
+// B fragments of two adjacent n8 tiles at (k0, n0) and (k0, n0 + 8): b[0..1] and b[2..3].
+template <Lay L>
+__device__ __forceinline__ void load_b_frag2(uint32_t (&b)[4], const bf16_t* p, int ld, int k0, int n0) {
+  const int lane = threadIdx.x & 31;
+  const int q = lane >> 3, r = lane & 7;  // matrix q: n-tile (q >> 1), k-half (q & 1)
+  if constexpr (L == Lay::ColMajor) {     // stored [n][k]
+    ldsm_x4(b, p + (n0 + (q >> 1) * 8 + r) * ld + k0 + (q & 1) * 8);
+  } else {  // stored [k][n]
+    ldsm_x4_trans(b, p + (k0 + (q & 1) * 8 + r) * ld + n0 + (q >> 1) * 8);
+  }
+}
+
+template <int MT, int NT>
+using Frag = float[MT][NT][4];
+
+template <int MT, int NT>
+__device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+}
+
+// acc[MT][NT] += A[m0 : m0 + 16 MT, k_begin : k_end] · B[k_begin : k_end, n0 : n0 + 8 NT].
+// Column tiles that start at or beyond n_limit are skipped (their accumulators stay as they are);
+// k_begin, k_end are multiples of 16. NT is even.
+template <int MT, int NT, Lay LA, Lay LB>
+__device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* A, int lda, const bf16_t* B, int ldb,
+                                         int m0, int n0, int k_begin, int k_end, int n_limit = 1 << 30) {
+  static_assert(NT % 2 == 0, "NT must be even");
+#pragma unroll 2
+  for (int k0 = k_begin; k0 < k_end; k0 += 16) {
+    uint32_t a[MT][4];
+#pragma unroll
+    for (int i = 0; i < MT; ++i) load_a_frag<LA>(a[i], A, lda, m0 + 16 * i, k0);
+#pragma unroll
+    for (int j = 0; j < NT; j += 2) {
+      if (n0 + 8 * j >= n_limit) break;
+      uint32_t b[4];
+      load_b_frag2<LB>(b, B, ldb, k0, n0 + 8 * j);
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+        mma_bf16_16816(acc[i][j], a[i], b[0], b[1]);
+        mma_bf16_16816(acc[i][j + 1], a[i], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// Calls f(row, col, value&) for every accumulator element of the warp's tile at (m0, n0).
+template <int MT, int NT, class F>
+__device__ __forceinline__ void frag_for_each(float (&acc)[MT][NT][4], int m0, int n0, F&& f) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) f(m0 + 16 * i + g + (e >> 1) * 8, n0 + 8 * j + 2 * t + (e & 1), acc[i][j][e]);
+}
+
+// Stores the warp's tile as bf16 at dst[row * ld + col] (adjacent column pairs as one 32-bit store).
+template <int MT, int NT>
+__device__ __forceinline__ void frag_store_bf16(const float (&acc)[MT][NT][4], bf16_t* dst, int ld, int m0, int n0) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = m0 + 16 * i + g + 8 * h, c = n0 + 8 * j + 2 * t;
+        *reinterpret_cast<__nv_bfloat162*>(dst + r * ld + c) =
+            __floats2bfloat162_rn(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+      }
+}
+
+}  // namespace rewy::delta::cuda_impl

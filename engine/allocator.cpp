@@ -1,5 +1,6 @@
 #include "engine/allocator.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -13,6 +14,13 @@ size_t allocation_size_class(size_t bytes) {
   if (bytes < kSplit) return (bytes + kSmall - 1) / kSmall * kSmall;
   return (bytes + kLarge - 1) / kLarge * kLarge;
 }
+
+namespace {
+std::atomic<bool> g_poison{false};
+}  // namespace
+
+void set_allocation_poisoning(bool on) { g_poison = on; }
+bool allocation_poisoning() { return g_poison; }
 
 namespace {
 

@@ -30,6 +30,12 @@ class Allocator {
 // The allocator of a device; each GPU gets its own, created on first use (thread-safe).
 Allocator& allocator_for(Device d);
 
+// Debugging aid for tests: while on, every CUDA allocation is filled with 0xFF bytes (NaN in
+// bf16/f32/f64) before it is handed out, so a kernel that leaves part of an output unwritten is
+// caught. Process-wide; off by default.
+void set_allocation_poisoning(bool on);
+bool allocation_poisoning();
+
 // Size classes: requests round up to 512 B below 1 MiB, to 2 MiB above, so that blocks of
 // similar size are interchangeable.
 size_t allocation_size_class(size_t bytes);

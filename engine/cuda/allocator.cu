@@ -20,6 +20,15 @@ class CudaCachingAllocator final : public Allocator {
   }
 
   void* allocate(size_t bytes, const Stream& s) override {
+    void* p = allocate_block(bytes, s);
+    if (allocation_poisoning()) {
+      DeviceGuard guard(cuda(device_));
+      CUDA_CHECK(cudaMemsetAsync(p, 0xff, allocation_size_class(bytes), static_cast<cudaStream_t>(s.handle)));
+    }
+    return p;
+  }
+
+  void* allocate_block(size_t bytes, const Stream& s) {
     const size_t cls = allocation_size_class(bytes);
     const Key key{s.handle, cls};
     {

@@ -1,0 +1,43 @@
+// Random delta-rule problems with the benchmark's input distributions (../shared/bench/README.md):
+// q, k l2-normalised N(0,1) rows; v ~ N(0,1); beta = sigmoid(U(0,1)); g = logsigmoid(N(0,1)) / 16
+// (GDN per head, KDA/GDN2 per channel) or, with realistic gates, g = -5 sigmoid(N(0,1)) (KDA's
+// safe-gate range, per-step log-decay down to -5); GDN2 b, w ~ U(0,1); h0 ~ 0.1 N(0,1);
+// dout ~ N(0,1); dht ~ N(0,1). Generated on the CPU from a counter RNG: the same seed gives the
+// same problem everywhere.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "kernels/delta/delta.h"
+
+namespace rewy::delta {
+
+struct RandomSpec {
+  Variant variant = Variant::GDN;
+  int64_t B = 1, T = 64, H = 2, K = 64, V = 64;
+  std::vector<int64_t> seqlens;  // varlen (B must be 1; Σ = T) when non-empty
+  bool h0 = true, dht = true;
+  bool realistic_gates = false;
+  bool round_bf16 = true;  // round q, k, v, beta, b, w, dout to bf16 values (what a bf16 kernel sees)
+  DType dtype = DType::F64;
+  uint64_t seed = 1;
+};
+
+struct RandomCase {
+  Inputs in;
+  Tensor dout;  // [B, T, H, V]
+  Tensor dht;   // [N, H, K, V] or undefined
+};
+
+RandomCase make_random_case(const RandomSpec& spec);
+
+// The dtypes the CUDA kernels take: q k v beta b w dout bf16; g h0 dht f32; cu_seqlens i32.
+RandomCase to_cuda(const RandomCase& c, Device dev);
+// Same values as CPU tensors of one floating dtype.
+RandomCase to_cpu(const RandomCase& c, DType dt);
+
+// ||a - b|| / ||b|| over all elements (f64), both any device/dtype.
+double relative_error(const Tensor& a, const Tensor& b);
+bool all_finite(const Tensor& t);
+
+}  // namespace rewy::delta

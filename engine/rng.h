@@ -4,6 +4,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "engine/dtype.h"
 
@@ -38,6 +39,15 @@ REWY_HD float uniform(uint64_t seed, uint64_t offset, uint64_t i) {
   return float(bits(seed, offset, i) >> 8) * (1.0f / 16777216.0f);
 }
 
+// lo + (hi - lo)·u as one fused multiply-add, so that CPU and GPU round identically (a separate
+// multiply and add may be contracted differently by the two compilers).
+REWY_HD float uniform_in(uint64_t seed, uint64_t offset, uint64_t i, float lo, float hi) {
+  return fmaf(hi - lo, uniform(seed, offset, i), lo);
+}
+REWY_HD double uniform_in(uint64_t seed, uint64_t offset, uint64_t i, double lo, double hi) {
+  return fma(hi - lo, double(uniform(seed, offset, i)), lo);
+}
+
 // Standard normal by Box-Muller on the pair (2j, 2j+1) of one Philox block; computed in double so
 // CPU and GPU agree to rounding of the final float.
 REWY_HD double normal_f64(uint64_t seed, uint64_t offset, uint64_t i) {
@@ -50,6 +60,23 @@ REWY_HD double normal_f64(uint64_t seed, uint64_t offset, uint64_t i) {
   const double rad = sqrt(-2.0 * log(u1));
   const double ang = 6.283185307179586476925286766559 * u2;
   return (i & 1) ? rad * sin(ang) : rad * cos(ang);
+}
+
+// mean + stddev·z, fused for the same reason as uniform_in.
+REWY_HD double normal_in(uint64_t seed, uint64_t offset, uint64_t i, double mean, double stddev) {
+  return fma(stddev, normal_f64(seed, offset, i), mean);
+}
+
+// Value i as an element of a T tensor (f32, bf16, f64): uniform values are formed in f64 for
+// f64, else in f32 (rounded once more for bf16); normal values in f64, then rounded.
+template <typename T> REWY_HD T uniform_as(uint64_t seed, uint64_t offset, uint64_t i, double lo, double hi) {
+  if constexpr (std::is_same_v<T, double>) return uniform_in(seed, offset, i, lo, hi);
+  else return T(uniform_in(seed, offset, i, float(lo), float(hi)));
+}
+template <typename T> REWY_HD T normal_as(uint64_t seed, uint64_t offset, uint64_t i, double mean, double stddev) {
+  const double v = normal_in(seed, offset, i, mean, stddev);
+  if constexpr (std::is_same_v<T, double>) return v;
+  else return T(float(v));
 }
 
 }  // namespace rewy::rng

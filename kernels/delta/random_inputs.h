@@ -31,6 +31,10 @@ struct RandomCase {
 
 RandomCase make_random_case(const RandomSpec& spec);
 
+// Benchmark-sized problems generated directly on the GPU (same distributions, bf16/f32 as the
+// kernels take them); no varlen.
+RandomCase make_random_case_cuda(const RandomSpec& spec, Device dev);
+
 // The dtypes the CUDA kernels take: q k v beta b w dout bf16; g h0 dht f32; cu_seqlens i32.
 RandomCase to_cuda(const RandomCase& c, Device dev);
 // Same values as CPU tensors of one floating dtype.

@@ -1,0 +1,186 @@
+// Forward and backward time of the CUDA delta-rule kernels at the six benchmark shapes of
+// ../shared/bench/README.md, with its input distributions (generated on the GPU).
+// Per row: CUDA events around one call, the L2 flushed before each sample, median of --samples.
+// Backward = the whole low-level backward given the forward's saved tensors (what FLA's
+// autograd.grad over a retained graph times), including the Recompute policy's replay.
+//
+//   bench_delta [--ops deltanet,gdn,kda,gdn2] [--shapes 0,1,2,3,4,5] [--policies recompute,save]
+//               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
+//               [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/check_cuda.h"
+#include "kernels/delta/delta.h"
+#include "kernels/delta/random_inputs.h"
+
+using namespace rewy;
+using namespace rewy::delta;
+
+namespace {
+
+struct Shape4 {
+  int64_t B, T, H, D;
+};
+const Shape4 kShapes[] = {{8, 2048, 16, 128}, {4, 4096, 16, 128}, {2, 8192, 16, 128},
+                          {1, 16384, 16, 128}, {8, 4096, 32, 128}, {1, 32768, 32, 128}};
+
+struct Options {
+  std::vector<std::string> ops{"deltanet", "gdn", "kda", "gdn2"};
+  std::vector<int> shapes{0, 1, 2, 3, 4, 5};
+  std::vector<std::string> policies{"recompute", "save"};
+  std::vector<std::string> backward{"rewy", "baseline"};
+  std::vector<std::string> gates{"bench", "realistic"};
+  int samples = 30;
+  std::string csv;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Row {
+  std::string op, policy, gates, dir, algo;
+  int shape;
+  double median_ms, min_ms;
+};
+std::vector<Row> g_rows;
+
+// Times fn with CUDA events after an L2 flush; returns per-sample milliseconds.
+template <class F>
+std::vector<double> time_samples(F&& fn, int samples, void* flush, size_t flush_bytes) {
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) fn();  // warm-up: first-use attribute setup, allocator pools
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> ms;
+  for (int i = 0; i < samples; ++i) {
+    CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, nullptr));
+    CUDA_CHECK(cudaEventRecord(a, nullptr));
+    fn();
+    CUDA_CHECK(cudaEventRecord(b, nullptr));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  return ms;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void bench_case(benchmark::State& state, const Options& opt, const std::string& op, int si, const std::string& pol,
+                const std::string& gates, bool fwd_dir, const std::string& algo) {
+  if (!cuda_available()) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  static void* flush = nullptr;
+  constexpr size_t kFlushBytes = size_t(256) << 20;  // > 4x the H200's 60 MB L2
+  if (!flush) CUDA_CHECK(cudaMalloc(&flush, kFlushBytes));
+  const Shape4 sh = kShapes[si];
+  RandomSpec sp;
+  sp.variant = parse_variant(op);
+  sp.B = sh.B, sp.T = sh.T, sp.H = sh.H, sp.K = sh.D, sp.V = sh.D;
+  sp.h0 = false, sp.dht = false;  // as fla_anchor.py: no initial state, no final-state cotangent
+  sp.realistic_gates = gates == "realistic";
+  sp.seed = 1234 + uint64_t(si);
+  const RandomCase c = make_random_case_cuda(sp, cuda(0));
+  Config cfg;
+  cfg.variant = sp.variant;
+  cfg.policy = parse_policy(pol);
+  cfg.backward = parse_backward(algo);
+  cfg.output_final_state = false;
+  std::vector<double> ms;
+  for (auto _ : state) {
+    if (fwd_dir) {
+      ms = time_samples([&] { benchmark::DoNotOptimize(forward(cfg, c.in)); }, opt.samples, flush, kFlushBytes);
+    } else {
+      const ForwardResult f = forward(cfg, c.in);
+      ms = time_samples([&] { benchmark::DoNotOptimize(backward(cfg, c.in, f, c.dout, c.dht)); }, opt.samples, flush,
+                        kFlushBytes);
+    }
+    state.SetIterationTime(median(ms) / 1e3);
+  }
+  const double med = median(ms), mn = *std::min_element(ms.begin(), ms.end());
+  state.counters["median_ms"] = med;
+  state.counters["min_ms"] = mn;
+  g_rows.push_back({op, pol, gates, fwd_dir ? "fwd" : "bwd", fwd_dir ? "-" : algo, si, med, mn});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_delta: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--ops") opt.ops = split(val());
+    else if (a == "--shapes") {
+      opt.shapes.clear();
+      for (auto& s : split(val())) opt.shapes.push_back(std::stoi(s));
+    } else if (a == "--policies") opt.policies = split(val());
+    else if (a == "--backward") opt.backward = split(val());
+    else if (a == "--gates") opt.gates = split(val());
+    else if (a == "--samples") opt.samples = std::stoi(val());
+    else if (a == "--csv") opt.csv = val();
+    else rest.push_back(argv[i]);
+  }
+  for (const auto& op : opt.ops)
+    for (int si : opt.shapes)
+      for (const auto& pol : opt.policies)
+        for (const auto& gates : opt.gates) {
+          if (gates == "realistic" && !channel_gate(parse_variant(op))) continue;
+          auto add = [&](bool fwd, const std::string& algo) {
+            const std::string name = fmt::format("{}/{}/shape{}/{}/{}{}", op, fwd ? "fwd" : "bwd", si, pol, gates,
+                                                 fwd ? "" : "/" + algo);
+            benchmark::RegisterBenchmark(name.c_str(), [=, &opt](benchmark::State& st) {
+              bench_case(st, opt, op, si, pol, gates, fwd, algo);
+            })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+          };
+          add(true, "rewy");
+          for (const auto& algo : opt.backward) add(false, algo);
+        }
+  int rargc = int(rest.size());
+  benchmark::Initialize(&rargc, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (!opt.csv.empty()) {
+    FILE* f = std::fopen(opt.csv.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "bench_delta: cannot write %s\n", opt.csv.c_str());
+      return 1;
+    }
+    std::fprintf(f, "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms\n");
+    for (const Row& r : g_rows) {
+      const Shape4 s = kShapes[r.shape];
+      std::fprintf(f, "%s,%ld,%ld,%ld,%ld,%s,%s,%s,%s,%.4f,%.4f\n", r.op.c_str(), long(s.B), long(s.T), long(s.H),
+                   long(s.D), r.policy.c_str(), r.gates.c_str(), r.dir.c_str(), r.algo.c_str(), r.median_ms, r.min_ms);
+    }
+    std::fclose(f);
+  }
+  return 0;
+}

@@ -1,0 +1,102 @@
+// Relative L2 error of every output and gradient of the CUDA delta-rule kernels against an f64
+// reference, at the configuration of ../shared/bench/fla_accuracy.py (B = 1, T = 1024, H = 4,
+// D = 128; bf16 q, k, v, beta, b, w; f32 gates and initial state; dO, dht ~ N(0, 1)), so that
+// its numbers sit beside FLA's from the same run. Also prints the bf16 CPU twin's error (the
+// 2x bar of the GPU tests).
+//
+//   delta_accuracy [--ops deltanet,gdn,kda,gdn2] [--T 1024] [--H 4] [--realistic] [--seed S]
+// Output lines: "ACC <op> <backward> <policy> <tensor> <error> <twin_error>".
+#include <fmt/format.h>
+
+#include <future>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/device.h"
+#include "kernels/delta/delta.h"
+#include "kernels/delta/random_inputs.h"
+
+using namespace rewy;
+using namespace rewy::delta;
+
+namespace {
+
+using Outputs = std::map<std::string, Tensor>;
+
+Outputs run(const Config& cfg, const RandomCase& c) {
+  const ForwardResult f = forward(cfg, c.in);
+  const Grads g = backward(cfg, c.in, f, c.dout, c.dht);
+  Outputs o{{"o", f.o}, {"ht", f.ht}, {"dq", g.dq}, {"dk", g.dk}, {"dv", g.dv}};
+  for (auto [n, t] : {std::pair{"dbeta", g.dbeta}, {"dg", g.dg}, {"db", g.db}, {"dw", g.dw}, {"dh0", g.dh0}})
+    if (t.defined()) o[n] = t;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> ops{"deltanet", "gdn", "kda", "gdn2"};
+  int64_t T = 1024, H = 4;
+  bool realistic = false;
+  uint64_t seed = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--ops" && i + 1 < argc) {
+      ops.clear();
+      std::stringstream ss(argv[++i]);
+      for (std::string s; std::getline(ss, s, ',');) ops.push_back(s);
+    } else if (a == "--T" && i + 1 < argc) T = std::stoll(argv[++i]);
+    else if (a == "--H" && i + 1 < argc) H = std::stoll(argv[++i]);
+    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
+    else if (a == "--realistic") realistic = true;
+    else {
+      fmt::print(stderr, "delta_accuracy: unknown argument {}\n", a);
+      return 2;
+    }
+  }
+  if (!cuda_available()) {
+    fmt::print(stderr, "delta_accuracy: no CUDA device\n");
+    return 1;
+  }
+  struct Job {
+    Variant v;
+    RandomCase c;
+    std::future<std::pair<Outputs, Outputs>> ref;
+  };
+  std::vector<Job> jobs;
+  for (const auto& op : ops) {
+    RandomSpec sp;
+    sp.variant = parse_variant(op);
+    sp.B = 1, sp.T = T, sp.H = H, sp.K = 128, sp.V = 128;
+    sp.realistic_gates = realistic;
+    sp.seed = seed;
+    Job j{sp.variant, make_random_case(sp), {}};
+    j.ref = std::async(std::launch::async, [v = sp.variant, c = j.c] {
+      Config cfg;
+      cfg.variant = v;
+      Outputs exact = run(cfg, c);
+      cfg.round_to_bf16 = true;
+      Outputs twin = run(cfg, to_cpu(c, DType::F32));
+      return std::pair{exact, twin};
+    });
+    jobs.push_back(std::move(j));
+  }
+  for (auto& j : jobs) {
+    const auto [exact, twin] = j.ref.get();
+    const RandomCase dev = to_cuda(j.c, cuda(0));
+    for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline})
+      for (Policy pol : {Policy::Recompute, Policy::Save}) {
+        Config cfg;
+        cfg.variant = j.v;
+        cfg.backward = algo;
+        cfg.policy = pol;
+        const Outputs out = run(cfg, dev);
+        for (const auto& [key, t] : out)
+          fmt::print("ACC {} {} {} {} {:.3e} {:.3e}\n", name(j.v), name(algo), name(pol), key,
+                     relative_error(t, exact.at(key)), relative_error(twin.at(key), exact.at(key)));
+      }
+  }
+  return 0;
+}

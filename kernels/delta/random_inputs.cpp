@@ -12,13 +12,13 @@ struct Drawer {
   uint64_t seed;
   uint64_t stream = 0;
   std::vector<double> normal(int64_t n) {
-    std::vector<double> v(size_t(n));
+    std::vector<double> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) v[size_t(i)] = rng::normal_f64(seed, stream, uint64_t(i));
     ++stream;
     return v;
   }
   std::vector<double> uniform(int64_t n) {
-    std::vector<double> v(size_t(n));
+    std::vector<double> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) v[size_t(i)] = rng::uniform(seed, stream, uint64_t(i));
     ++stream;
     return v;

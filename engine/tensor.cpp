@@ -94,6 +94,7 @@ const Stream& Tensor::stream() const {
 }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // no element to misplace
   int64_t acc = 1;
   for (int i = dim() - 1; i >= 0; --i) {
     if (shape_[i] == 1) continue;

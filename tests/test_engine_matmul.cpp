@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/gradcheck.h"
+#include "engine/ops/detail.h"
 #include "engine/ops/matmul.h"
 #include "test_engine_util.h"
 
@@ -168,6 +169,52 @@ TEST(EngineMatmul, BackwardMatchesFiniteDifferences) {
       for (size_t i = 0; i < want.size(); ++i) want[i] += d[i];
       EXPECT_TRUE(all_close(acc, want, 1e-13, 1e-13));
     }
+}
+
+// column_major() is how the CUDA backend hands a product to cuBLASLt. A column-major GEMM
+// emulated on its description must compute the row-major product, for every transpose and
+// padded leading dimensions; so the mapping is tested without a GPU.
+TEST(EngineMatmul, ColumnMajorMappingComputesTheRowMajorProduct) {
+  REWY_TEST_SEED(seed);
+  const int64_t M = 5, N = 4, K = 3;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = t & 1, tb = t & 2;
+    SCOPED_TRACE(fmt::format("ta={} tb={}", ta, tb));
+    const Shape sa = stored(M, K, ta), sb = stored(K, N, tb);
+    const Tensor A = uniform({sa[0], sa[1] + 2}, DType::F64, seed, 0).slice(1, 0, sa[1]);  // padded rows
+    const Tensor B = uniform({sb[0], sb[1] + 1}, DType::F64, seed, 1).slice(1, 0, sb[1]);
+    detail::GemmArgs g;
+    g.m = M, g.n = N, g.k = K, g.trans_a = ta, g.trans_b = tb;
+    g.lda = A.stride(0), g.ldb = B.stride(0), g.ldc = N + 3;
+    const detail::ColumnMajorGemm cm = detail::column_major(g);
+    // op(first) is m x k and op(second) k x n; leading dimensions cover the stored rows.
+    EXPECT_EQ(cm.trans_first ? cm.cols_first : cm.rows_first, cm.m);
+    EXPECT_EQ(cm.trans_first ? cm.rows_first : cm.cols_first, cm.k);
+    EXPECT_EQ(cm.trans_second ? cm.cols_second : cm.rows_second, cm.k);
+    EXPECT_EQ(cm.trans_second ? cm.rows_second : cm.cols_second, cm.n);
+    EXPECT_GE(cm.ld_first, cm.rows_first);
+    EXPECT_GE(cm.ld_second, cm.rows_second);
+    EXPECT_GE(cm.ldc, cm.m);
+    // Column-major: element (i, j) of a stored matrix sits at i + j·ld.
+    const double* first = B.data<double>();
+    const double* second = A.data<double>();
+    const auto op = [](const double* x, int64_t ld, bool trans, int64_t i, int64_t j) {
+      return trans ? x[j + i * ld] : x[i + j * ld];
+    };
+    std::vector<double> D(size_t(cm.ldc * cm.n), NAN);
+    for (int64_t i = 0; i < cm.m; ++i)
+      for (int64_t j = 0; j < cm.n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < cm.k; ++l)
+          sum += op(first, cm.ld_first, cm.trans_first, i, l) * op(second, cm.ld_second, cm.trans_second, l, j);
+        D[size_t(i + j * cm.ldc)] = sum;
+      }
+    // Read D as the row-major C [M, N] with row stride ldc.
+    const Ref ref = reference(A, B, ta, tb, 1.0, 0.0, Tensor{});
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t c = 0; c < N; ++c)
+        EXPECT_NEAR(D[size_t(r * g.ldc + c)], ref.c[size_t(r * N + c)], 1e-14) << r << ", " << c;
+  }
 }
 
 TEST(EngineMatmul, BadArgumentsNameTheOpAndShapes) {

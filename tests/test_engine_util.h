@@ -27,6 +27,10 @@ inline uint64_t fresh_seed() {
   const uint64_t var = ::rewy::test::fresh_seed(); \
   SCOPED_TRACE(::testing::Message() << "seed " << var << " (replay: REWY_TEST_SEED=" << var << ")")
 
+// GPU tests run only where a device is visible (never on CI's machine).
+#define REWY_REQUIRE_CUDA() \
+  if (!::rewy::cuda_available()) GTEST_SKIP() << "no CUDA device"
+
 // Half an ulp at 1: the relative error of one rounding to the dtype.
 inline double unit_roundoff(DType t) {
   switch (t) {
@@ -46,9 +50,13 @@ inline Tensor uniform(const Shape& shape, DType dt, uint64_t seed, uint64_t offs
   return t;
 }
 
+// x on device d, copied and ordered on stream s (pass the stream the ops run on, so that the
+// copy, the ops and the read-back are ordered without further synchronisation).
+inline Tensor on(const Tensor& x, Device d, const Stream& s) { return x.to(d, &s); }
+
 // NaN everywhere: an element an op forgot to write shows up in every comparison.
-inline Tensor poisoned(const Shape& shape, DType dt, Device d = cpu()) {
-  return Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dt, d);
+inline Tensor poisoned(const Shape& shape, DType dt, Device d = cpu(), const Stream* s = nullptr) {
+  return Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dt, d, s);
 }
 
 // |actual_i - expected_i| <= atol + rtol·|expected_i| for every i (NaN fails); names the worst.

@@ -1,6 +1,6 @@
 // CUDA matmul through cuBLASLt: bf16 or f32 inputs, fp32 compute (CUBLAS_COMPUTE_32F: no TF32),
-// bf16 or f32 output. cuBLASLt is column-major; a row-major C = op(A)·op(B) is the column-major
-// Cᵀ = op(B)ᵀ·op(A)ᵀ, so B goes first and each row-major matrix is read as its transpose.
+// bf16 or f32 output. cuBLASLt is column-major: column_major() (engine/ops/detail.h, tested on
+// the CPU) maps the row-major product onto it, B first.
 //
 // State is per thread: one cuBLASLt handle per device and one workspace per (device, stream),
 // since two streams must never share a workspace. Chosen algorithms are cached per problem.
@@ -137,14 +137,14 @@ struct Preference {
 // One cuBLASLt call for g (whose shared operands, if any, have a nonzero stride or batch 1).
 void lt_matmul(const GemmArgs& g, const Stream& s) {
   DeviceState& st = state_for(g.device.index);
+  const ColumnMajorGemm cm = column_major(g);
   Problem p{};
-  p.op_first = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  p.op_second = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  // Row-major X [r, c] with row stride ld is column-major [c, r] with leading dimension ld.
-  p.rows_first = uint64_t(g.trans_b ? g.k : g.n), p.cols_first = uint64_t(g.trans_b ? g.n : g.k);
-  p.rows_second = uint64_t(g.trans_a ? g.k : g.m), p.cols_second = uint64_t(g.trans_a ? g.m : g.k);
-  p.m = uint64_t(g.n), p.n = uint64_t(g.m);
-  p.ld_first = g.ldb, p.ld_second = g.lda, p.ldc = g.ldc;
+  p.op_first = cm.trans_first ? CUBLAS_OP_T : CUBLAS_OP_N;
+  p.op_second = cm.trans_second ? CUBLAS_OP_T : CUBLAS_OP_N;
+  p.rows_first = uint64_t(cm.rows_first), p.cols_first = uint64_t(cm.cols_first);
+  p.rows_second = uint64_t(cm.rows_second), p.cols_second = uint64_t(cm.cols_second);
+  p.m = uint64_t(cm.m), p.n = uint64_t(cm.n);
+  p.ld_first = cm.ld_first, p.ld_second = cm.ld_second, p.ldc = cm.ldc;
   p.stride_first = g.stride_b, p.stride_second = g.stride_a, p.stride_c = g.stride_c;
   p.batch = int32_t(g.batch);
   p.ab_type = cuda_type(g.ab_dtype), p.c_type = cuda_type(g.c_dtype);

@@ -32,6 +32,19 @@ Stream op_stream(const char* op, const Tensor& t, const Stream* s) {
   return *s;
 }
 
+ColumnMajorGemm column_major(const GemmArgs& g) {
+  ColumnMajorGemm c;
+  c.m = g.n, c.n = g.m, c.k = g.k;
+  // B stored [K, N] ([N, K] if trans_b) reads as [N, K] ([K, N]); op_first makes op(B)ᵀ [N, K].
+  c.trans_first = g.trans_b;
+  c.rows_first = g.trans_b ? g.k : g.n, c.cols_first = g.trans_b ? g.n : g.k, c.ld_first = g.ldb;
+  // A stored [M, K] ([K, M] if trans_a) reads as [K, M] ([M, K]); op_second makes op(A)ᵀ [K, M].
+  c.trans_second = g.trans_a;
+  c.rows_second = g.trans_a ? g.m : g.k, c.cols_second = g.trans_a ? g.k : g.m, c.ld_second = g.lda;
+  c.ldc = g.ldc;
+  return c;
+}
+
 const Backend& backend(Device d, const char* op) {
   static const Backend cpu_backend{&cpu_ops::elementwise, &cpu_ops::reduce, &cpu_ops::random, &cpu_ops::gemm};
   if (d.is_cpu()) return cpu_backend;

@@ -73,6 +73,20 @@ struct GemmArgs {
   Device device{};
 };
 
+// The same product as a column-major BLAS (cuBLASLt) sees it. Row-major X [r, c] with row
+// stride ld is column-major [c, r] with leading dimension ld, and row-major C = op(A)·op(B) is
+// column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: `first` is B, `second` is A.
+//   D (m x n, ld ldc) = op(first) (m x k) · op(second) (k x n),  m = N, n = M
+// Each stored matrix is rows x cols (column-major, before its op) with leading dimension ld.
+struct ColumnMajorGemm {
+  int64_t m = 0, n = 0, k = 0;
+  bool trans_first = false, trans_second = false;
+  int64_t rows_first = 0, cols_first = 0, ld_first = 0;
+  int64_t rows_second = 0, cols_second = 0, ld_second = 0;
+  int64_t ldc = 0;
+};
+ColumnMajorGemm column_major(const GemmArgs& g);
+
 struct Backend {
   const ElementwiseBackend* elementwise;
   const ReduceBackend* reduce;

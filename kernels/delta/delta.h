@@ -54,9 +54,10 @@ struct Config {
   int chunk = 64;        // C; any T, ragged last chunk
   double scale = 0.0;    // 0 means 1/sqrt(K)
   bool output_final_state = true;
-  // CPU chunk only: round q, k, v, gates, do and every intermediate the CUDA kernels store in
-  // bf16 (𝒯, W, U, E, H snapshots, ...) to bf16, so that the CPU computes what a bf16 GPU
-  // pipeline computes up to fp32 accumulation order. Used to derive GPU error bars.
+  // CPU chunk with f32 inputs only: round q, k, v, beta, b, w, do and every intermediate the CUDA
+  // kernels keep in bf16 (𝒯, W, U, E, H snapshots, P, ∂E, ...) to bf16, so that the CPU computes
+  // what a bf16 GPU pipeline computes up to fp32 accumulation order. Used to derive GPU error bars;
+  // the exact list of rounding points is in docs/delta-cpu.md.
   bool round_to_bf16 = false;
 };
 
@@ -77,21 +78,26 @@ struct Dims {
   int64_t N = 0;                  // number of sequences
   std::vector<int64_t> seq_start;  // [N + 1] token offsets into the flattened [B*T] token axis
   int64_t num_chunks(int C) const;  // Σ_n ceil(len_n / C)
+  std::vector<int64_t> chunk_start(int C) const;  // [N + 1] index of sequence n's first chunk in Saved::Hs
 };
+// Validates every tensor for cfg.variant: presence, shape, dtype (CPU: one of f32/f64 for all float
+// inputs; CUDA: q k v beta b w bf16, g h0 f32), device, cu_seqlens (i32/i64, B == 1, 0 = c_0 <= ... =
+// T), chunk > 0. Values are not read except cu_seqlens.
 Dims check_inputs(const Config& cfg, const Inputs& in);
 
 // What the forward keeps for the backward (§2.3). Every field is named after the math doc;
 // per-chunk C×C matrices are stored FLA-style as [B, T, H, C] (row i of a chunk at its token).
 struct Saved {
   Policy policy = Policy::Recompute;
-  Tensor G;      // in-chunk cumsum of g: GDN [B, T, H], KDA/GDN2 [B, T, H, K] (f32 or f64)
-  Tensor Tinv;   // 𝒯 = (I + A)^-1 per chunk, [B, T, H, C]
+  // Chunk path only (the naive path saves nothing: its backward replays the recurrence).
+  Tensor G;      // in-chunk cumsum of g: GDN [B, T, H], KDA/GDN2 [B, T, H, K]; DeltaNet: undefined
+  Tensor Tinv;   // 𝒯 = (I + A)^-1 per chunk, [B, T, H, C] (columns past a ragged chunk's end are 0)
   // Save policy only (Recompute leaves these undefined and the backward rebuilds them):
   Tensor W;      // [B, T, H, K]
   Tensor U;      // [B, T, H, V]
   Tensor E;      // v_new = U − W H, [B, T, H, V]
   Tensor P;      // tril(Q̂ K̃ᵀ) per chunk (gated, with diagonal), [B, T, H, C]
-  Tensor Hs;     // state entering each chunk, [num_chunks, H, K, V]
+  Tensor Hs;     // state entering each chunk, [num_chunks, H, K, V] (unrounded; chunk order: sequence-major)
 };
 
 struct ForwardResult {
@@ -108,6 +114,12 @@ struct Grads {
   Tensor dh0;         // [N, H, K, V] when h0 was given
 };
 
+// Backward extras: dout [B, T, H, V] and dht (optional) [N, H, K, V] in the inputs' dtype on CPU (CUDA:
+// dout bf16, dht f32), and, for the CPU chunk path, the Saved tensors that cfg.policy promises.
+void check_backward_inputs(const Config& cfg, const Inputs& in, const Dims& dims, const ForwardResult& fwd,
+                           const Tensor& dout, const Tensor& dht);
+
+// CPU: g must be a finite log-decay (<= 0); the chunk path relies on G being non-increasing (§6).
 ForwardResult forward(const Config& cfg, const Inputs& in);
 // dout [B, T, H, V]; dht optional [N, H, K, V]. `fwd` must come from forward() with the same
 // cfg and inputs (its Saved is what the policy kept).

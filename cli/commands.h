@@ -18,7 +18,8 @@ struct Command {
 
 Command make_info_command();
 Command make_demo_command();
+Command make_op_command();
 
-inline std::vector<Command> all_commands() { return {make_info_command(), make_demo_command()}; }
+inline std::vector<Command> all_commands() { return {make_info_command(), make_demo_command(), make_op_command()}; }
 
 }  // namespace rewy::cli

@@ -1,5 +1,6 @@
 // rewy: command-line entry point. Each subcommand lives in its own file and registers here.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -11,6 +12,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<rewy::cli::Command> commands = rewy::cli::all_commands();
   for (auto& c : commands) c.add(app);
+  // CLI11 reports an unknown subcommand as a missing one; name it instead.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(commands.begin(), commands.end(), [&](const auto& c) { return c.sub->check_name(argv[1]); })) {
+    std::fprintf(stderr, "rewy: unknown subcommand '%s'\nRun with --help for the list.\n", argv[1]);
+    return static_cast<int>(CLI::ExitCodes::ExtrasError);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

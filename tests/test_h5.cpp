@@ -3,14 +3,12 @@
 // Storage is bit-preserving, so every comparison here is exact: any difference is a bug.
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "engine/io/atomic_file.h"
 #include "engine/io/h5.h"
+#include "test_io_util.h"
 
 using namespace rewy;
 using namespace rewy::io;
@@ -18,17 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class H5Test : public ::testing::Test {
+class H5Test : public test::FileTest {
  protected:
-  void SetUp() override {
-    seed_ = std::random_device{}();
-    rng_.seed(seed_);
-    dir_ = fs::temp_directory_path() / ("rewy_test_h5_" + std::to_string(::getpid()) + "_" + std::to_string(seed_));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
   // Random values that dt holds exactly (so a round trip must reproduce them bit for bit).
   Tensor random(const Shape& shape, DType dt) {
     std::normal_distribution<double> normal;
@@ -42,10 +31,6 @@ class H5Test : public ::testing::Test {
     }
     return Tensor::from_vector(v, shape, dt);  // rounds to dt
   }
-
-  uint64_t seed_ = 0;
-  std::mt19937_64 rng_;
-  fs::path dir_;
 };
 
 std::string error_of(const std::function<void()>& f) {
@@ -60,7 +45,6 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_F(H5Test, RoundTripsEveryDtypeAndShape) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   const std::vector<DType> dtypes = {DType::F32, DType::F64, DType::BF16, DType::I32, DType::I64};
   const std::vector<Shape> shapes = {{3, 5, 7}, {}, {0, 4}, {1}, {2, 1, 3, 2, 2}};
   std::vector<Tensor> written;
@@ -88,7 +72,6 @@ TEST_F(H5Test, RoundTripsEveryDtypeAndShape) {
 }
 
 TEST_F(H5Test, WritesStridedViewsAndConvertsOnRead) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   Tensor t = random({4, 3, 5}, DType::F64);
   Tensor view = t.transpose(0, 2).slice(1, 1, 3);  // [5, 2, 4], not contiguous
   {
@@ -103,7 +86,6 @@ TEST_F(H5Test, WritesStridedViewsAndConvertsOnRead) {
 }
 
 TEST_F(H5Test, GroupsListingAndReplace) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   H5File f = H5File::create(file("g.h5"));
   f.write("b", random({2}, DType::F32));
   f.write("a/x", random({3}, DType::I32));
@@ -121,7 +103,6 @@ TEST_F(H5Test, GroupsListingAndReplace) {
 }
 
 TEST_F(H5Test, Attributes) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   const double d = std::normal_distribution<double>{}(rng_);
   const int64_t i = int64_t(rng_() >> 1);
   {
@@ -153,7 +134,6 @@ TEST_F(H5Test, Attributes) {
 // Types that rewy does not write but numpy/h5py do: fixed-length string attributes, i16, u32,
 // big-endian f64, f16. bf16 datasets must also read as f32 through HDF5's own conversion.
 TEST_F(H5Test, ForeignTypesFromTheRawApi) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   const std::string path = file("raw.h5");
   std::uniform_int_distribution<int> small(-1000, 1000);
   std::vector<int16_t> i16(6);
@@ -233,7 +213,6 @@ TEST_F(H5Test, ForeignTypesFromTheRawApi) {
 }
 
 TEST_F(H5Test, AtomicWriteReplacesWholeOrNothing) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   const std::string path = file("ckpt.h5");
   Tensor first = random({3, 4}, DType::F32);
   write_h5_atomic(path, [&](H5File& f) { f.write("w", first); });
@@ -260,7 +239,6 @@ TEST_F(H5Test, AtomicWriteReplacesWholeOrNothing) {
 }
 
 TEST_F(H5Test, ClearErrors) {
-  SCOPED_TRACE("seed " + std::to_string(seed_));
   const std::string missing = file("missing.h5");
   std::string e = error_of([&] { H5File::open(missing); });
   EXPECT_NE(e.find(missing), std::string::npos) << e;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 

@@ -89,7 +89,8 @@ void state_pass(const Problem<T>& p, const Dims& dims, int64_t n, int h, int64_t
       store_square(st.Tinv, t0, m, H, h, C, Ti.data());
     }
     // X = [W | U] = 𝒯 Y
-    const std::vector<T> Y = cd.wy_rhs();
+    std::vector<T> Y = cd.wy_rhs();
+    round_bf16_if(p.round, Y);
     std::vector<T> X(size_t(m) * KV);
     local_gemm(stage, "X", m, KV, m, T(1), Ti.data(), m, false, Y.data(), KV, false, T(0), X.data(), KV);
     round_bf16_if(p.round, X);
@@ -116,7 +117,8 @@ void state_pass(const Problem<T>& p, const Dims& dims, int64_t n, int h, int64_t
     if (st.P) store_square(st.P, t0, m, H, h, C, P.data());
 
     if (o) {  // O = s (Q̂ H + P E)
-      const std::vector<T> Qh = hadamard(cd.q, cd.gam);
+      std::vector<T> Qh = hadamard(cd.q, cd.gam);
+      round_bf16_if(p.round, Qh);
       std::vector<T> O(size_t(m) * V);
       local_gemm(stage, "QH", m, V, K, p.scale, Qh.data(), K, false, Hr.data(), V, false, T(0), O.data(), V);
       local_gemm(stage, "PE", m, V, m, p.scale, P.data(), m, false, E.data(), V, false, T(1), O.data(), V);
@@ -125,7 +127,8 @@ void state_pass(const Problem<T>& p, const Dims& dims, int64_t n, int h, int64_t
     // H⁺ = Diag(e^γ) H + K̄ᵀ E
     for (int d = 0; d < K; ++d)
       for (int j = 0; j < V; ++j) S[size_t(d) * V + j] *= cd.glast[d];
-    const std::vector<T> Kb = hadamard(cd.k, cd.gbar);
+    std::vector<T> Kb = hadamard(cd.k, cd.gbar);
+    round_bf16_if(p.round, Kb);
     local_gemm(stage, "KE", K, V, m, T(1), Kb.data(), K, true, E.data(), V, false, T(1), S.data(), V);
   }
   if (ht) std::copy(S.begin(), S.end(), ht + (n * H + h) * int64_t(K) * V);
@@ -172,7 +175,8 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     std::vector<T> Hr(Hc, Hc + size_t(K) * V), dHr = dHp;  // snapshots as product operands
     round_bf16_if(p.round, Hr);
     round_bf16_if(p.round, dHr);
-    const std::vector<T> Y = cd.wy_rhs(), Qh = hadamard(cd.q, cd.gam), Kb = hadamard(cd.k, cd.gbar);
+    std::vector<T> Y = cd.wy_rhs(), Qh = hadamard(cd.q, cd.gam), Kb = hadamard(cd.k, cd.gbar);
+    for (auto* x : {&Y, &Qh, &Kb}) round_bf16_if(p.round, *x);  // GEMM operands of the kernels
 
     // §3: ∂E = s Pᵀ∂O + K̄ ∂H⁺, ∂P = s tril(∂O Eᵀ), ∂Q̂ = s ∂O Hᵀ, ∂K̄ = E ∂H⁺ᵀ, ∂X = [−∂E Hᵀ | ∂E]
     std::vector<T> dE(size_t(m) * V), dP(size_t(m) * m), dQh(size_t(m) * K), dKb(size_t(m) * K);
@@ -188,10 +192,14 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
       dPdiag[i] = dP[size_t(i) * m + i];
       for (int j = i; j < m; ++j) dP[size_t(i) * m + j] = T(0);
     }
+    round_bf16_if(p.round, dP);
     local_gemm("bwd", "dQ_state", m, K, V, s, dOc.data(), V, false, Hr.data(), V, true, T(0), dQh.data(), K);
     local_gemm("bwd", "dKbar", m, K, V, T(1), E.data(), V, false, dHr.data(), V, true, T(0), dKb.data(), K);
     local_gemm("bwd", "dW", m, K, V, T(-1), dE.data(), V, false, Hr.data(), V, true, T(0), dX.data(), KV);
-    for (int i = 0; i < m; ++i) std::copy_n(&dE[size_t(i) * V], V, &dX[size_t(i) * KV + K]);
+    for (int i = 0; i < m; ++i) {
+      round_bf16_if(p.round, &dX[size_t(i) * KV], size_t(K));  // ∂W, a GEMM operand of the kernels
+      std::copy_n(&dE[size_t(i) * V], V, &dX[size_t(i) * KV + K]);
+    }
     std::vector<T> dlast(size_t(K), T(0));  // ∂γ through Diag(e^γ) H: e^γ ⊙ Σ_v H ⊙ ∂H⁺
     for (int d = 0; d < K; ++d) {
       for (int j = 0; j < V; ++j) dlast[d] += Hr[size_t(d) * V + j] * dHr[size_t(d) * V + j];

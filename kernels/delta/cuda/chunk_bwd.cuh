@@ -152,13 +152,15 @@ struct GradLayout {
   static constexpr size_t betas = dAb + tile_c;
   static constexpr size_t rowacc = betas + align16(kChunk * 4);
   static constexpr size_t rowg = rowacc + align16(kChunk * 4);
-  static constexpr size_t colacc = rowg + align16(kChunk * 4);
+  static constexpr size_t rowkb = rowg + align16(kChunk * 4);   // scalar gates: Σ_d K̄ ⊙ ∂K̄ per row
+  static constexpr size_t dPdiag = rowkb + align16(kChunk * 4);  // s ∂P_ii (decay factor 1)
+  static constexpr size_t colacc = dPdiag + align16(kChunk * 4);
   // slots reused across phases (see grad_chunk_kernel)
   static constexpr size_t S1 = colacc + align16(K * 4);
   static constexpr size_t S1_bytes =
       cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * K * 4)));
   static constexpr size_t S2 = S1 + S1_bytes;
-  static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), tile_k);
+  static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * K * 4)));
   static constexpr size_t S3 = S2 + S2_bytes;
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
   static constexpr size_t S4 = S3 + S3_bytes;
@@ -182,6 +184,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   float* betas = reinterpret_cast<float*>(smem + L::betas);
   float* rowacc = reinterpret_cast<float*>(smem + L::rowacc);
   float* rowg = reinterpret_cast<float*>(smem + L::rowg);
+  float* rowkb = reinterpret_cast<float*>(smem + L::rowkb);
+  float* dPdiag = reinterpret_cast<float*>(smem + L::dPdiag);
   float* colacc = reinterpret_cast<float*>(smem + L::colacc);
   char* S1 = smem + L::S1;
   char* S2 = smem + L::S2;
@@ -190,7 +194,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   char* S5 = smem + L::S5;
   // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4), dWb (S5), RUb or YU (S3),
   // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY), dTb/Zb (S2,
-  // baseline, after dTf is folded); phase 4: packed operands (S1), Mβ-operand (S1), dAf (S3).
+  // baseline, after dTf is folded); phase 4: packed operands (S1), Mβ-operand (S1), dAf (S3);
+  // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄, then K̄ ⊙ ∂K̄ (S2).
   bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
@@ -209,6 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   bf16_t* bK = reinterpret_cast<bf16_t*>(S1);
   float* dAf = reinterpret_cast<float*>(S3);
   float* Gd = reinterpret_cast<float*>(S1);
+  float* KbdKb = reinterpret_cast<float*>(S2);
 
   const int c = blockIdx.x, h = blockIdx.y;
   const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
@@ -232,6 +238,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     betas[threadIdx.x] = bt;
     rowacc[threadIdx.x] = 0.f;
     rowg[threadIdx.x] = 0.f;
+    rowkb[threadIdx.x] = 0.f;
   }
   for (int d = threadIdx.x; d < K; d += kThreads) colacc[d] = 0.f;
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
@@ -261,7 +268,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   frag_zero(dbw);  // GDN2: ∂b; β-variants: scratch for row sums
   float tmp[1][NTK][4];
 
-  // ---- phase 1: ∂Q̂ = s ∂O Hᵀ, ∂P = s tril(∂O Eᵀ), ∂K̄ = E ∂H⁺ᵀ, last-row state terms.
+  // ---- phase 1: ∂Q̂ = s ∂O Hᵀ, ∂P = s tril(∂O Eᵀ), the last-row state term. (∂K̄ = E ∂H⁺ᵀ waits for
+  // phase 5, where its ∂G part is added after the reverse cumsum.)
   {
     float acc[1][NTK][4];
     frag_zero(acc);
@@ -276,24 +284,13 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     float acc[1][4][4];
     frag_zero(acc);
     warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
+    // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
+    // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
-      x = gated_entry<VAR, K>(p.scale * x, Gs, r, cc, r >= cc);
+      if (r == cc) dPdiag[r] = p.scale * x;
+      x = gated_entry<VAR, K>(p.scale * x, Gs, r, cc, r > cc);
     });
     frag_store_bf16(acc, dPb, kCP, cm0, cn0);
-  }
-  {
-    float acc[1][NTK][4];
-    frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e];
-      const float f = VTr::gated ? __expf(Gat(kChunk - 1, d) - Gat(r, d)) : 1.f;  // e^{γ − G} <= 1
-      const float kbar = kv(r, d) * f;
-      dk[0][j][e] += f * x;
-      dG[0][j][e] -= kbar * x;
-      tmp[0][j][e] = kbar * x;
-    });
-    if constexpr (VTr::gated) col_reduce_add<NTK>(tmp, nK, colacc);
   }
   if constexpr (VTr::gated) {  // e^γ ⊙ Σ_v H ⊙ ∂H⁺ (row d of the state)
     for (int d = warp; d < K; d += kThreads / 32) {
@@ -500,33 +497,66 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     }
   }
 
-  // ---- phase 5: outputs. dq, dk, (db | dβ), and ∂g by an in-chunk reverse cumsum of ∂G.
+  // ---- phase 5: ∂K̄ = E ∂H⁺ᵀ; outputs dq, dk, (db | dβ); ∂g.
+  // G restarts per chunk, so ∂g_t = Σ_{i >= t} ∂G_i. K̄_j = k_j e^{γ − G_j} depends on g_t for t > j
+  // only: its part of ∂g_t is the exclusive prefix Σ_{j < t} K̄_j ∂K̄_j, added after the cumsum
+  // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
+  __syncthreads();  // phase-4 readers of S1 are done
+  load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
+  load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
+  if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * K + d] = dG[0][j][e]; });
+  __syncthreads();
+  {
+    float acc[1][NTK][4];
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e];
+      const float f = VTr::gated ? __expf(Gat(kChunk - 1, d) - Gat(r, d)) : 1.f;  // e^{γ − G} <= 1
+      dk[0][j][e] += f * x;
+      tmp[0][j][e] = kv(r, d) * f * x;  // K̄ ⊙ ∂K̄
+      dq[0][j][e] += dPdiag[r] * kv(r, d);
+      dk[0][j][e] += dPdiag[r] * qv(r, d);
+    });
+    __syncthreads();  // E and ∂H⁺ are read; S2 takes K̄ ⊙ ∂K̄
+    if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * K + d] = tmp[0][j][e]; });
+    if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(tmp, m0, rowkb);
+  }
   frag_store_global(dq, p.dq + baseK, strideK, m0, nK, len);
   frag_store_global(dk, p.dk + baseK, strideK, m0, nK, len);
   if constexpr (VAR == kGDN2) frag_store_global(dbw, p.db + baseK, strideK, m0, nK, len);
   else row_reduce_add<NTK>(dbw, m0, rowacc);
   if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(dG, m0, rowg);
-  __syncthreads();  // phase-4 readers of S1 are done; row/column atomics have landed
+  __syncthreads();  // row and column atomics have landed
   if constexpr (VTr::has_beta)
     if (int(threadIdx.x) < len) p.dbeta[int64_t(tok0 + threadIdx.x) * p.H + h] = f2bf(rowacc[threadIdx.x]);
   if constexpr (VTr::vec_gate) {
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * K + d] = dG[0][j][e]; });
-    __syncthreads();
     for (int d = threadIdx.x; d < K; d += kThreads) {
-      float s = colacc[d];  // state terms belong to the last valid row
       float* dst = p.dg + baseK + d;
+      float s = colacc[d];  // the state-decay term belongs to the last valid row
       for (int i = len - 1; i >= 0; --i) {
         s += Gd[i * K + d];
         dst[int64_t(i) * strideK] = s;
+      }
+      float pre = 0.f;
+      for (int i = 0; i < len; ++i) {
+        dst[int64_t(i) * strideK] += pre;
+        pre += KbdKb[i * K + d];
       }
     }
   } else if constexpr (VTr::scalar_gate) {
     if (threadIdx.x == 0) {
       float s = 0.f;
       for (int d = 0; d < K; ++d) s += colacc[d];
+      float* dst = p.dg + int64_t(tok0) * p.H + h;
       for (int i = len - 1; i >= 0; --i) {
         s += rowg[i];
-        p.dg[int64_t(tok0 + i) * p.H + h] = s;
+        dst[int64_t(i) * p.H] = s;
+      }
+      float pre = 0.f;
+      for (int i = 0; i < len; ++i) {
+        dst[int64_t(i) * p.H] += pre;
+        pre += rowkb[i];
       }
     }
   }

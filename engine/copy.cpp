@@ -88,17 +88,27 @@ void copy_cast(const Tensor& dst, const Tensor& src, const Stream* s) {
 #if REWY_WITH_CUDA
   Stream st = s ? *s : Stream::default_for(dd.is_cuda() ? dd : sd);
   if (dd.is_cuda() && sd.is_cuda()) {
-    if (dd == sd) return cuda_impl::copy_cast(dst, src, st);
-    // Peer copy: stage through the host (rare path: checkpoints, tests).
-    return copy_cast(dst, src.to(cpu(), &st), nullptr);
+    if (dd == sd) {
+      REWY_CHECK(st.device == dd, "copy on {}: stream of {} given", dd.str(), st.device.str());
+      return cuda_impl::copy_cast(dst, src, st);
+    }
+    // Peer copy: stage through the host (rare path: checkpoints, tests), each side on a stream
+    // of its own device (s where it belongs to one).
+    const Stream src_stream = s && s->device == sd ? *s : Stream::default_for(sd);
+    const Stream dst_stream = s && s->device == dd ? *s : Stream::default_for(dd);
+    return copy_cast(dst, src.to(cpu(), &src_stream), &dst_stream);
   }
   if (dd.is_cuda()) {  // host -> device: contiguous host staging of src's dtype, cast on the GPU
     Tensor host = src.contiguous();
+    if (dst.is_contiguous() && dst.dtype() == src.dtype())  // straight into dst
+      return cuda_impl::memcpy_h2d(dst.data_ptr(), host.data_ptr(), host.nbytes(), st);
     Tensor dev = Tensor::empty(src.shape(), src.dtype(), dd, &st);
     cuda_impl::memcpy_h2d(dev.data_ptr(), host.data_ptr(), host.nbytes(), st);
     return cuda_impl::copy_cast(dst, dev, st);
   }
   // device -> host: cast/gather on the GPU, then one contiguous transfer
+  if (src.is_contiguous() && dst.is_contiguous() && dst.dtype() == src.dtype())
+    return cuda_impl::memcpy_d2h(dst.data_ptr(), src.data_ptr(), src.nbytes(), st);
   Tensor dev = Tensor::empty(src.shape(), dst.dtype(), sd, &st);
   cuda_impl::copy_cast(dev, src, st);
   if (dst.is_contiguous()) return cuda_impl::memcpy_d2h(dst.data_ptr(), dev.data_ptr(), dev.nbytes(), st);

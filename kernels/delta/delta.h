@@ -98,6 +98,10 @@ struct Saved {
   Tensor E;      // v_new = U − W H, [B, T, H, V]
   Tensor P;      // tril(Q̂ K̃ᵀ) per chunk (gated, with diagonal), [B, T, H, C]
   Tensor Hs;     // state entering each chunk, [num_chunks, H, K, V] (unrounded; chunk order: sequence-major)
+  // CUDA, Save policy only: operands of the sequential backward kernel (§2.3's qg, kg).
+  Tensor Qg;     // Q̂ = Q ⊙ Γ, [B, T, H, K]
+  Tensor Kg;     // K̄ = K ⊙ e^{γ − G}, [B, T, H, K]
+  Tensor gexp;   // e^γ of each chunk, [num_chunks, H, K]
 };
 
 struct ForwardResult {

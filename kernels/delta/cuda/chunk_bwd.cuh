@@ -1,6 +1,7 @@
 // Backward kernels of the chunkwise delta rule (§3-§8).
 //
-//   state_bwd   sequential, reverse  per (sequence, head, V-slice): ∂E = s Pᵀ∂O + K̄ ∂H⁺,
+//   state_bwd   sequential, reverse  per (sequence, head, V-slice), the previous chunk's tiles
+//                                    prefetched with cp.async: ∂E = s Pᵀ∂O + K̄ ∂H⁺,
 //                                    ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E; stores ∂E and the bf16 ∂H⁺ of
 //                                    each chunk, and ∂S0.
 //   grad_chunk  chunk-parallel       everything else, in one CTA per (chunk, head): ∂Q̂, ∂P, ∂K̄,
@@ -16,78 +17,6 @@
 
 namespace rewy::delta::cuda_impl {
 
-template <int VAR, int K, int V, int BV>
-__global__ void __launch_bounds__(kThreads) state_bwd_kernel(const DeltaParams p) {
-  using L = StateLayout<K, V, BV>;
-  using ST = StateTile<K, BV>;
-  constexpr int KP = L::KP, BVP = L::BVP, NE = BV / 16;
-  extern __shared__ __align__(16) char smem[];
-  bf16_t* Wn = reinterpret_cast<bf16_t*>(smem + L::A1);
-  bf16_t* Kb = reinterpret_cast<bf16_t*>(smem + L::A2);
-  bf16_t* Qh = reinterpret_cast<bf16_t*>(smem + L::A3);
-  bf16_t* dOs = reinterpret_cast<bf16_t*>(smem + L::B1);
-  bf16_t* dEs = reinterpret_cast<bf16_t*>(smem + L::B2);
-  bf16_t* dHb = reinterpret_cast<bf16_t*>(smem + L::Hb);
-  bf16_t* Pb = reinterpret_cast<bf16_t*>(smem + L::Pb);
-  float* gam = reinterpret_cast<float*>(smem + L::gam);
-  float* Gsm = reinterpret_cast<float*>(smem + L::Gsm);
-
-  constexpr int NV = V / BV;
-  const int n = blockIdx.x / NV, v0 = (blockIdx.x % NV) * BV, h = blockIdx.y;
-  const int warp = threadIdx.x >> 5;
-  const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V, strideC = int64_t(p.H) * kChunk;
-  const int sm0 = ST::m0(), sn0 = ST::n0();
-  const int em0 = 16 * (warp & 3), en0 = (BV / 2) * (warp >> 2);
-
-  float dH[1][ST::NT][4];
-  frag_zero(dH);
-  if (p.dht) {
-    const float* src = p.dht + (int64_t(n) * p.H + h) * K * V + v0;
-    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { x = src[int64_t(r) * V + cc]; });
-  }
-
-  for (int c = p.seq_chunk[n + 1] - 1; c >= p.seq_chunk[n]; --c) {
-    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-    const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V + v0;
-    load_tile<kChunk, K>(Wn, KP, p.W + baseK, strideK, len);
-    load_tile<kChunk, K>(Kb, KP, p.k + baseK, strideK, len);
-    load_tile<kChunk, K>(Qh, KP, p.q + baseK, strideK, len);
-    load_tile<kChunk, kChunk>(Pb, kCP, p.P + (int64_t(tok0) * p.H + h) * kChunk, strideC, len);
-    load_tile<kChunk, BV>(dOs, BVP, p.dout + baseV, strideV, len);
-    __syncthreads();
-    for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
-      const int i = idx / K, d = idx % K;
-      Wn[i * KP + d] = __hneg(Wn[i * KP + d]);
-    }
-    decay_operands<VAR, K, true>(p, tok0, len, h, Kb, Qh, p.scale, gam, Gsm);
-    frag_store_bf16(dH, dHb, BVP, sm0, sn0);
-    if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + h) * K * V + v0, V, sm0, sn0, K);
-    __syncthreads();
-    {  // ∂E = s Pᵀ ∂O + K̄ ∂H⁺
-      float acc[1][NE][4];
-      frag_zero(acc);
-      warp_mma<1, NE, Lay::ColMajor, Lay::RowMajor>(acc, Pb, kCP, dOs, BVP, em0, en0, 0, kChunk);
-      frag_for_each(acc, em0, en0, [&](int, int, float& x) { x *= p.scale; });
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, Kb, KP, dHb, BVP, em0, en0, 0, K);
-      frag_store_bf16(acc, dEs, BVP, em0, en0);
-      frag_store_global(acc, p.dE + baseV, strideV, em0, en0, len);
-    }
-    __syncthreads();
-    // ∂H = e^γ ⊙ ∂H⁺ + (s Q̂)ᵀ ∂O + (−W)ᵀ ∂E
-    frag_for_each(dH, sm0, sn0, [&](int r, int, float& x) { x *= gam[r]; });
-    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, Qh, KP, dOs, BVP, sm0, sn0, 0, kChunk);
-    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, Wn, KP, dEs, BVP, sm0, sn0, 0, kChunk);
-    __syncthreads();
-  }
-  if (p.dh0) {
-    float* dst = p.dh0 + (int64_t(n) * p.H + h) * K * V + v0;
-    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { dst[int64_t(r) * V + cc] = x; });
-  }
-}
-
-// ------------------------------------------------------------------------------------------------
-// grad_chunk
-
 // Element (j, e) of a warp's 16 × 8NT tile at (m0, n0) sits at (row, col).
 template <int NT, class F>
 __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
@@ -97,6 +26,78 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) f(j, e, m0 + g + (e >> 1) * 8, n0 + 8 * j + 2 * t + (e & 1));
 }
+
+template <int VAR, int K, int V, int BV>
+__global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParams p) {
+  using L = SeqLayout<K, V, BV>;
+  using S = SeqStage<K, BV>;
+  using ST = StateTile<K, BV>;
+  constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
+  extern __shared__ __align__(16) char smem[];
+  bf16_t* dHb = reinterpret_cast<bf16_t*>(smem + L::Hb);
+  bf16_t* dEn = reinterpret_cast<bf16_t*>(smem + L::Eb);  // −∂E: the Wᵀ∂E term enters ∂H negated
+
+  constexpr int NV = V / BV;
+  const int n = blockIdx.x / NV, v0 = (blockIdx.x % NV) * BV, h = blockIdx.y;
+  const int warp = threadIdx.x >> 5;
+  const int64_t strideV = int64_t(p.H) * V;
+  const int sm0 = ST::m0(), sn0 = ST::n0();
+  const int em0 = 16 * (warp & 3), en0 = (BV / 2) * (warp >> 2);
+
+  float dH[1][ST::NT][4];
+  frag_zero(dH);
+  if (p.dht) {
+    const float* src = p.dht + (int64_t(n) * p.H + h) * K * V + v0;
+    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { x = src[int64_t(r) * V + cc]; });
+  }
+  const int c_begin = p.seq_chunk[n], c_end = p.seq_chunk[n + 1];
+  if (c_begin < c_end) S::prefetch(smem + L::stage0, p, c_end - 1, h, v0, V, p.dout);
+  for (int c = c_end - 1; c >= c_begin; --c) {
+    char* st = smem + ((c_end - 1 - c) & 1 ? L::stage1 : L::stage0);
+    if (c - 1 >= c_begin) {
+      S::prefetch(smem + ((c_end - c) & 1 ? L::stage1 : L::stage0), p, c - 1, h, v0, V, p.dout);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    const bf16_t* Ws = reinterpret_cast<const bf16_t*>(st + S::tK1);
+    const bf16_t* Kb = reinterpret_cast<const bf16_t*>(st + S::tK2);
+    const bf16_t* Qh = reinterpret_cast<const bf16_t*>(st + S::tK3);
+    const bf16_t* Pb = reinterpret_cast<const bf16_t*>(st + S::tP);
+    const bf16_t* dOs = reinterpret_cast<const bf16_t*>(st + S::tV);
+    const float* gam = reinterpret_cast<const float*>(st + S::tG);
+    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
+    frag_store_bf16(dH, dHb, BVP, sm0, sn0);
+    if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + h) * K * V + v0, V, sm0, sn0, K);
+    __syncthreads();  // stage tiles landed for every thread; ∂H⁺ snapshot complete
+    {  // ∂E = s Pᵀ ∂O + K̄ ∂H⁺
+      float acc[1][NE][4];
+      frag_zero(acc);
+      warp_mma<1, NE, Lay::ColMajor, Lay::RowMajor>(acc, Pb, kCP, dOs, BVP, em0, en0, 0, kChunk);
+      frag_for_each(acc, em0, en0, [&](int, int, float& x) { x *= p.scale; });
+      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, Kb, KP, dHb, BVP, em0, en0, 0, K);
+      frag_store_global(acc, p.dE + baseV, strideV, em0, en0, len);
+      frag_for_each(acc, em0, en0, [&](int, int, float& x) { x = -x; });
+      frag_store_bf16(acc, dEn, BVP, em0, en0);
+    }
+    float tq[1][ST::NT][4];  // Q̂ᵀ ∂O, scaled by s below
+    frag_zero(tq);
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, Qh, KP, dOs, BVP, sm0, sn0, 0, kChunk);
+    __syncthreads();  // −∂E complete
+    // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
+    tile_for<ST::NT>(sm0, sn0, [&](int j, int e, int r, int) { dH[0][j][e] = gam[r] * dH[0][j][e] + p.scale * tq[0][j][e]; });
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, Ws, KP, dEn, BVP, sm0, sn0, 0, kChunk);
+    __syncthreads();  // this stage, ∂H⁺ and −∂E buffers are free for the next chunk
+  }
+  if (p.dh0) {
+    float* dst = p.dh0 + (int64_t(n) * p.H + h) * K * V + v0;
+    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { dst[int64_t(r) * V + cc] = x; });
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// grad_chunk
 
 // rowacc[row] += Σ over the warp's columns of v (shared-memory atomics; two warps share a row).
 template <int NT>

@@ -49,6 +49,9 @@ struct DeltaParams {
   bf16_t* E = nullptr;     // v_new [tok][H][V]
   bf16_t* P = nullptr;     // [tok][H][C]
   bf16_t* Hs = nullptr;    // state entering each chunk [num_chunks][H][K][V]
+  bf16_t* Qg = nullptr;    // Q̂ = Q ⊙ Γ [tok][H][K]
+  bf16_t* Kg = nullptr;    // K̄ = K ⊙ e^{γ − G} [tok][H][K]
+  float* gexp = nullptr;   // e^γ per chunk [num_chunks][H][K]
   // forward outputs
   bf16_t* o = nullptr;  // [tok][H][V]
   float* ht = nullptr;  // [N][H][K][V] or null
@@ -100,25 +103,59 @@ __device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4],
       }
 }
 
+// Asynchronous global->shared copies (cp.async, 16 bytes; src_bytes 0 writes zeros).
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Like load_tile, through cp.async (the caller commits and waits); any element type, rows of
+// ROW_BYTES bytes (a multiple of 16).
+template <int ROWS, int ROW_BYTES>
+__device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
+  constexpr int kVec = ROW_BYTES / 16;
+  for (int idx = threadIdx.x; idx < ROWS * kVec; idx += kThreads) {
+    const int r = idx / kVec, c = (idx % kVec) * 16;
+    const char* g = static_cast<const char*>(src) + (r < valid ? r * row_stride_bytes : 0) + c;
+    cp_async16(static_cast<char*>(dst) + r * ldd_bytes + c, g, r < valid);
+  }
+}
+
 // In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
 // g were 0 there). Vector gates: Gs[i * K + d]; scalar: Gs[i]. Flags positive log-decays.
 template <int VAR, int K>
 __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
-    for (int d = threadIdx.x; d < K; d += kThreads) {
+    // Coalesced load of the [C][K] tile, then a per-channel scan in shared memory: two threads per
+    // channel scan 32 rows each, and the second half adds the first half's total.
+    constexpr int kVec = K / 4;
+    const float* src = p.g + (int64_t(tok0) * p.H + h) * K;
+    for (int idx = threadIdx.x; idx < kChunk * kVec; idx += kThreads) {
+      const int i = idx / kVec, c = (idx % kVec) * 4;
+      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (i < len) x = *reinterpret_cast<const float4*>(src + int64_t(i) * p.H * K + c);
+      if ((x.x > 0.f || x.y > 0.f || x.z > 0.f || x.w > 0.f) && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
+      *reinterpret_cast<float4*>(Gs + i * K + c) = x;
+    }
+    __syncthreads();
+    constexpr int kHalf = kChunk / 2;
+    const int d = threadIdx.x % K, part = threadIdx.x / K;  // K <= 128: parts 0, 1 (K = 64: 0..3, 2 used)
+    if (part < 2) {
       float s = 0.f;
-      bool positive = false;
-      const float* src = p.g + (int64_t(tok0) * p.H + h) * K + d;
-#pragma unroll 8
-      for (int i = 0; i < kChunk; ++i) {
-        if (i < len) {
-          const float gi = src[int64_t(i) * p.H * K];
-          positive |= gi > 0.f;
-          s += gi;
-        }
+      for (int i = part * kHalf; i < (part + 1) * kHalf; ++i) {
+        s += Gs[i * K + d];
         Gs[i * K + d] = s;
       }
-      if (positive && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
+    }
+    __syncthreads();
+    if (part == 1) {
+      const float first = Gs[(kHalf - 1) * K + d];
+      for (int i = kHalf; i < kChunk; ++i) Gs[i * K + d] += first;
     }
   } else if constexpr (VT<VAR>::scalar_gate) {
     if (threadIdx.x < 32) {

@@ -2,6 +2,8 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "engine/copy.h"
@@ -18,7 +20,7 @@ struct ChunkTable {
   int num_chunks = 0, num_seqs = 0;
 };
 
-ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
+ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   std::vector<double> tok, len, first;
   for (int64_t n = 0; n < dims.N; ++n) {
     first.push_back(double(tok.size()));
@@ -39,6 +41,21 @@ ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   ct.chunk_tok = upload(tok);
   ct.chunk_len = upload(len);
   ct.seq_chunk = upload(first);
+  return ct;
+}
+
+// Tables are small and reused by every call with the same sequence layout: keep them per device,
+// so that a call does not upload (and synchronise) each time.
+ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
+  static std::mutex mu;
+  static std::map<std::pair<int, std::vector<int64_t>>, ChunkTable> cache;
+  std::lock_guard<std::mutex> g(mu);
+  auto key = std::make_pair(dev.index, dims.seq_start);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 64) cache.clear();
+  ChunkTable ct = build_chunk_table(dims, dev, s);
+  cache.emplace(std::move(key), ct);
   return ct;
 }
 
@@ -130,9 +147,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.Tinv = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
   Tensor W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
   Tensor U = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-  Tensor E = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-  Tensor Hs = Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
-  Tensor P = save ? Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s) : Tensor();
+  Tensor E = save ? Tensor::empty({B, T, H, V}, DType::BF16, dev, &s) : Tensor();
+  Tensor Hs = save ? Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s) : Tensor();
+  Tensor P = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
+  Tensor Qg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+  Tensor Kg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+  Tensor gexp = Tensor::empty({std::max(ct.num_chunks, 1), H, K}, DType::F32, dev, &s);
   r.o = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, H, K, V}, DType::F32, dev, &s);
   Tensor err = Tensor::zeros({1}, DType::I32, dev, &s);
@@ -144,11 +164,18 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.E = ptr<bf16_t>(E);
   p.Hs = ptr<bf16_t>(Hs);
   p.P = ptr<bf16_t>(P);
+  p.Qg = ptr<bf16_t>(Qg);
+  p.Kg = ptr<bf16_t>(Kg);
+  p.gexp = ptr<float>(gexp);
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
   p.error_flag = ptr<int>(err);
   if (ct.num_chunks > 0)
-    dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, launch_info(d, s)); });
+    dispatch_variant(cfg.variant, [&](auto vc) {
+      LaunchInfo li = launch_info(d, s);
+      li.store_state = save;
+      launch_forward<decltype(vc)::value>(p, li);
+    });
   else if (r.ht.defined())  // no tokens: the state passes straight through
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
 
@@ -165,6 +192,9 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     sv.E = E;
     sv.P = P;
     sv.Hs = Hs;
+    sv.Qg = Qg;
+    sv.Kg = Kg;
+    sv.gexp = gexp;
   }
   return r;
 }
@@ -190,10 +220,15 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.Tinv = ptr<bf16_t>(sv.Tinv);
   const LaunchInfo li = launch_info(d, s);
 
-  Tensor W, U, E, P, Hs;
+  Tensor W, U, E, P, Hs, Qg, Kg, gexp;
   if (sv.policy == Policy::Save) {
-    W = sv.W, U = sv.U, E = sv.E, P = sv.P, Hs = sv.Hs;
+    W = sv.W, U = sv.U, E = sv.E, P = sv.P, Hs = sv.Hs, Qg = sv.Qg, Kg = sv.Kg, gexp = sv.gexp;
+    REWY_CHECK(W.defined() && Qg.defined() && gexp.defined(),
+               "backward: the Save policy's forward result lacks its saved tensors");
   } else {
+    Qg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+    Kg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+    gexp = Tensor::empty({std::max(ct.num_chunks, 1), H, K}, DType::F32, dev, &s);
     W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
     U = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
     E = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
@@ -205,6 +240,9 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.E = ptr<bf16_t>(E);
   p.P = ptr<bf16_t>(P);
   p.Hs = ptr<bf16_t>(Hs);
+  p.Qg = ptr<bf16_t>(Qg);
+  p.Kg = ptr<bf16_t>(Kg);
+  p.gexp = ptr<float>(gexp);
 
   Grads gr;
   gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);

@@ -11,11 +11,13 @@ struct LaunchInfo {
   cudaStream_t stream = nullptr;
   int K = 0, V = 0;
   int bv = 64;  // V-slice of the sequential state kernels (32 or 64)
+  bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
 };
 
-// Forward: wy_prep (forward mode), state_fwd, chunk_output.
+// Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
-// Backward replay for the Recompute policy: wy_prep (recompute mode: W, U, P), state_fwd (Hs, E).
+// Backward replay for the Recompute policy: wy_prep (recompute mode: W, U, P, Q̂, K̄, e^γ),
+// state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
 // Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward).
 template <int VAR> void launch_backward(const DeltaParams& p, const LaunchInfo& li, bool rewy);

@@ -1,5 +1,11 @@
 // Definitions behind launch.h; included by the per-variant translation units only.
 #pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/chunk_bwd.cuh"
 #include "kernels/delta/cuda/launch.h"
@@ -13,40 +19,93 @@ void set_smem(Kernel kernel, size_t bytes) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
+// REWY_KERNEL_TIMING=1: every launch is timed with events (synchronising) and a per-kernel table
+// is printed at exit. For finding where time goes, not for reporting end-to-end times.
+struct KernelTimes {
+  std::mutex mu;
+  std::map<std::string, std::pair<double, int>> t;
+  ~KernelTimes() {
+    if (t.empty()) return;
+    std::fprintf(stderr, "kernel timing (REWY_KERNEL_TIMING):\n");
+    for (auto& [name, v] : t)
+      std::fprintf(stderr, "  %-44s %8d calls %10.3f ms total %9.1f us/call\n", name.c_str(), v.second, v.first,
+                   1e3 * v.first / v.second);
+  }
+};
+inline KernelTimes& kernel_times() {
+  static KernelTimes kt;
+  return kt;
+}
+inline bool kernel_timing() {
+  static const bool on = [] {
+    const char* e = std::getenv("REWY_KERNEL_TIMING");
+    return e && std::string(e) == "1";
+  }();
+  return on;
+}
+
+template <class F>
+void timed_launch(const std::string& name, cudaStream_t s, F&& launch) {
+  if (!kernel_timing()) {
+    launch();
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  CUDA_CHECK(cudaEventRecord(a, s));
+  launch();
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaEventRecord(b, s));
+  CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  auto& kt = kernel_times();
+  std::lock_guard<std::mutex> g(kt.mu);
+  kt.t[name].first += ms;
+  kt.t[name].second += 1;
+}
+
+inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1) {
+  static const char* vn[] = {"deltanet", "gdn", "kda", "gdn2"};
+  std::string s = std::string(base) + "<" + vn[VAR] + "," + std::to_string(K) + "," + std::to_string(V);
+  if (extra >= 0) s += "," + std::to_string(extra);
+  return s + ">";
+}
+
 template <int VAR, int K, int V, int MODE>
 void launch_prep(const DeltaParams& p, cudaStream_t s) {
   using L = PrepLayout<VAR, K, V, MODE>;
   static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE>, L::total), true);
   (void)once;
-  wy_prep_kernel<VAR, K, V, MODE><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
-  CUDA_CHECK_LAUNCH();
+  timed_launch(kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V), s, [&] {
+    wy_prep_kernel<VAR, K, V, MODE><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
+  });
 }
 
-template <int VAR, int K, int V, int BV>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
-  using L = StateLayout<K, V, BV>;
-  static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV>, L::total), true);
+  using L = SeqLayout<K, V, BV>;
+  static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total), true);
   (void)once;
-  state_fwd_kernel<VAR, K, V, BV><<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
-  CUDA_CHECK_LAUNCH();
+  timed_launch(kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV), s,
+               [&] {
+                 state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>
+                     <<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
+               });
 }
 
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
-  using L = StateLayout<K, V, BV>;
+  using L = SeqLayout<K, V, BV>;
   static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total), true);
   (void)once;
-  state_bwd_kernel<VAR, K, V, BV><<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
-  CUDA_CHECK_LAUNCH();
-}
-
-template <int VAR, int K, int V>
-void launch_output(const DeltaParams& p, cudaStream_t s) {
-  using L = OutputLayout<VAR, K, V>;
-  static const bool once = (set_smem(chunk_output_kernel<VAR, K, V>, L::total), true);
-  (void)once;
-  chunk_output_kernel<VAR, K, V><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
-  CUDA_CHECK_LAUNCH();
+  timed_launch(kname("state_bwd", VAR, K, V, BV), s, [&] {
+    state_bwd_kernel<VAR, K, V, BV><<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
+  });
 }
 
 template <int VAR, int K, int V, bool REWY>
@@ -54,8 +113,9 @@ void launch_grad(const DeltaParams& p, cudaStream_t s) {
   using L = GradLayout<VAR, K, V>;
   static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY>, L::total), true);
   (void)once;
-  grad_chunk_kernel<VAR, K, V, REWY><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
-  CUDA_CHECK_LAUNCH();
+  timed_launch(kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V), s, [&] {
+    grad_chunk_kernel<VAR, K, V, REWY><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
+  });
 }
 
 // Runtime (K, V, BV) to template arguments.
@@ -79,8 +139,8 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_prep<VAR, K, V, kPrepForward>(p, li.stream);
-    launch_state_fwd<VAR, K, V, (BV < V ? BV : V)>(p, li.stream);
-    launch_output<VAR, K, V>(p, li.stream);
+    if (li.store_state) launch_state_fwd<VAR, K, V, (BV < V ? BV : V), true, true>(p, li.stream);
+    else launch_state_fwd<VAR, K, V, (BV < V ? BV : V), true, false>(p, li.stream);
   });
 }
 
@@ -89,7 +149,7 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_prep<VAR, K, V, kPrepRecompute>(p, li.stream);
-    launch_state_fwd<VAR, K, V, (BV < V ? BV : V)>(p, li.stream);
+    launch_state_fwd<VAR, K, V, (BV < V ? BV : V), false, true>(p, li.stream);
   });
 }
 

@@ -1,10 +1,8 @@
 // The `rewy` binary as a user runs it (a subprocess): help, bad arguments, and `rewy op` round trips
 // through HDF5 compared with calling the delta-rule operators directly, plus its input errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,31 +12,15 @@
 #include "test_io_util.h"
 
 using namespace rewy;
+using rewy::test::rewy_cli;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-Result rewy_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + REWY_BINARY + "' " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  Result r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
-
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(Cli, HelpListsSubcommands) {
-  Result r = rewy_cli("--help");
+  test::CliResult r = rewy_cli("--help");
   EXPECT_EQ(r.code, 0) << r.out;
   for (const char* sub : {"info", "demo", "op"}) EXPECT_TRUE(has(r.out, sub)) << sub << " not in:\n" << r.out;
   r = rewy_cli("op --help");
@@ -56,7 +38,7 @@ TEST(Cli, BadArgumentsFailWithAMessage) {
                         Case{"op --in a.h5 --out b.h5", "--op"}, Case{"op --in a.h5 --out b.h5 --op gdn3", "gdn3"},
                         Case{"op --in a.h5 --out b.h5 --op gdn --chunk 0", "--chunk"},
                         Case{"op --in a.h5 --out b.h5 --op gdn --device tpu", "tpu"}}) {
-    const Result r = rewy_cli(c.args);
+    const test::CliResult r = rewy_cli(c.args);
     EXPECT_NE(r.code, 0) << "rewy " << c.args << "\n" << r.out;
     EXPECT_TRUE(has(r.out, c.says)) << "rewy " << c.args << " should mention '" << c.says << "':\n" << r.out;
   }
@@ -179,7 +161,7 @@ TEST_F(OpTest, RoundTripMatchesDirectCalls) {
     const auto m = inputs(c.p);
     const std::string in = file(fmt::format("in{}.h5", ci)), out = file(fmt::format("out{}.h5", ci));
     write(in, m);
-    const Result r = rewy_cli(fmt::format("op --in '{}' --out '{}' --op {} {}", in, out, op, c.flags));
+    const test::CliResult r = rewy_cli(fmt::format("op --in '{}' --out '{}' --op {} {}", in, out, op, c.flags));
     ASSERT_EQ(r.code, 0) << r.out;
 
     delta::Inputs di;
@@ -234,7 +216,7 @@ TEST_F(OpTest, BadInputsGiveClearErrors) {
                           const std::string& flags = "--op gdn --impl naive") {
     const std::string in = file(fmt::format("in{}.h5", n++));
     write(in, m);
-    const Result r = rewy_cli(fmt::format("op --in '{}' --out '{}' {}", in, out, flags));
+    const test::CliResult r = rewy_cli(fmt::format("op --in '{}' --out '{}' {}", in, out, flags));
     EXPECT_NE(r.code, 0) << r.out;
     for (const auto& s : says) EXPECT_TRUE(has(r.out, s)) << "expected '" << s << "' in:\n" << r.out;
     EXPECT_FALSE(fs::exists(out));
@@ -267,7 +249,7 @@ TEST_F(OpTest, BadInputsGiveClearErrors) {
                {"dataset 'cu_seqlens'", "integers"});
 
   // A file that is not there, one that is not HDF5, and one cut short.
-  Result r = rewy_cli(fmt::format("op --in '{}' --out '{}' --op gdn", file("nope.h5"), out));
+  test::CliResult r = rewy_cli(fmt::format("op --in '{}' --out '{}' --op gdn", file("nope.h5"), out));
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(has(r.out, file("nope.h5")) && has(r.out, "no such file")) << r.out;
   const std::string cut = file("cut.h5");

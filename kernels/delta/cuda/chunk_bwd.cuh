@@ -165,7 +165,7 @@ struct GradLayout {
   static constexpr size_t S3 = S2 + S2_bytes;
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
   static constexpr size_t S4 = S3 + S3_bytes;
-  static constexpr size_t S5 = S4 + tile_v;
+  static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   static constexpr size_t total = S5 + tile_k;
 };
 
@@ -215,6 +215,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   bf16_t* bK = reinterpret_cast<bf16_t*>(S1);
   float* dAf = reinterpret_cast<float*>(S3);
   float* Gd = reinterpret_cast<float*>(S1);
+  bf16_t* bsm = reinterpret_cast<bf16_t*>(S4);  // GDN2's b, phases 3-4
+  bf16_t* wsm = reinterpret_cast<bf16_t*>(S1);  // GDN2's w, baseline phase 2
   float* KbdKb = reinterpret_cast<float*>(S2);
 
   const int c = blockIdx.x, h = blockIdx.y;
@@ -243,7 +245,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   }
   for (int d = threadIdx.x; d < K; d += kThreads) colacc[d] = 0.f;
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
-  __syncthreads();
+  tiles_landed();
 
   // Gate helpers: G at (i, d), Γ = e^G, γ = G of the last row (rows past len continue flat).
   auto Gat = [&](int i, int d) -> float {
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   };
   // Erase coefficient b_id (β_i for the β-variants).
   auto bco = [&](int i, int d) -> float {
-    if constexpr (VAR == kGDN2) return i < len ? bf2f(p.b[baseK + int64_t(i) * strideK + d]) : 0.f;
+    if constexpr (VAR == kGDN2) return bf2f(bsm[i * KP + d]);  // loaded at phase 3
     else return betas[i];
   };
   auto qv = [&](int i, int d) { return bf2f(qs[i * KP + d]); };
@@ -306,7 +308,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
   load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
-  __syncthreads();
+  tiles_landed();
   {
     float acc[1][NTK][4];
     frag_zero(acc);
@@ -332,16 +334,16 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
   }
   if constexpr (!REWY) {
-    __syncthreads();  // RUb is not used by the baseline; Y_U takes its slot
-    for (int idx = threadIdx.x; idx < kChunk * V; idx += kThreads) {
+    __syncthreads();  // ∂W has read H; Y_U takes the slot of E (RUb is not used by the baseline)
+    load_tile<kChunk, V>(YU, VP, p.v + baseV, strideV, len);
+    if constexpr (VAR == kGDN2) load_tile<kChunk, V>(wsm, VP, p.w + baseV, strideV, len);
+    tiles_landed();
+    for (int idx = threadIdx.x; idx < kChunk * V; idx += kThreads) {  // Y_U = Ω ⊙ V
       const int i = idx / V, e = idx % V;
-      float y = 0.f;
-      if (i < len) {
-        const float vi = bf2f(p.v[baseV + int64_t(i) * strideV + e]);
-        if constexpr (VAR == kGDN2) y = bf2f(p.w[baseV + int64_t(i) * strideV + e]) * vi;
-        else y = betas[i] * vi;
-      }
-      YU[i * VP + e] = f2bf(y);
+      float om;
+      if constexpr (VAR == kGDN2) om = bf2f(wsm[i * VP + e]);
+      else om = betas[i];
+      YU[i * VP + e] = f2bf(om * bf2f(YU[i * VP + e]));
     }
     __syncthreads();
     float acc[1][4][4];  // B1, V half: ∂E Y_Uᵀ
@@ -355,13 +357,16 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   if constexpr (REWY) {
     load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);
     load_tile<kChunk, V>(Us, VP, p.U + baseV, strideV, len);
-  } else {
+  }
+  if constexpr (VAR == kGDN2) load_tile<kChunk, K>(bsm, KP, p.b + baseK, strideK, len);
+  tiles_landed();
+  if constexpr (!REWY) {
     for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {  // Y_W = B ⊙ K ⊙ Γ
       const int i = idx / K, d = idx % K;
       Ws[i * KP + d] = f2bf(bco(i, d) * Gam(i, d) * kv(i, d));
     }
+    __syncthreads();
   }
-  __syncthreads();
   {
     float acc[1][NTK][4];
     frag_zero(acc);
@@ -506,7 +511,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
   load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * K + d] = dG[0][j][e]; });
-  __syncthreads();
+  tiles_landed();
   {
     float acc[1][NTK][4];
     frag_zero(acc);

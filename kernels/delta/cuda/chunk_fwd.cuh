@@ -23,18 +23,20 @@ struct PrepLayout {
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
+  static constexpr size_t tile_v = align16(size_t(kChunk) * VP * 2);
   static constexpr size_t ks = 0;                                                  // bf16 [C][KP] k
   static constexpr size_t qs = ks + tile_k;                                        // bf16 [C][KP] q
   static constexpr size_t Gs = qs + tile_k;                                        // f32 [C][K] or [C]
   static constexpr size_t betas = Gs + align16((kVec ? kChunk * K : kChunk) * 4);  // f32 [C]
   static constexpr size_t KR = betas + align16(kChunk * 4);  // bf16 [C][KP] row operand, then Y_W
-  static constexpr size_t R2 = KR + tile_k;  // packed KC; then Tb [C][CP] + (Ts f32 [C][C+1] | Y_U [C][VP])
+  static constexpr size_t YU = KR + tile_k;                  // bf16 [C][VP] v, then Y_U
+  static constexpr size_t bs = YU + tile_v;                  // bf16 [C][KP] b (GDN2)
+  static constexpr size_t ws = bs + (VAR == kGDN2 ? tile_k : 0);  // bf16 [C][VP] w (GDN2)
+  static constexpr size_t R2 = ws + (VAR == kGDN2 ? tile_v : 0);  // packed KC; then Tb [C][CP] + Ts f32 [C][C+1]
   static constexpr size_t Tb = R2;
   static constexpr size_t Ts = R2 + align16(size_t(kChunk) * kCP * 2);
-  static constexpr size_t YU = Ts;
-  static constexpr size_t R2_bytes =
-      cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
-           align16(size_t(kChunk) * kCP * 2) + cmax(align16(size_t(kChunk) * (kChunk + 1) * 4), align16(size_t(kChunk) * VP * 2)));
+  static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
+                                          align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t total = As + (MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0);
 };
@@ -57,14 +59,13 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As) {
   }
 }
 
-// Coefficient of row i, channel d in Y_W = B ⊙ K ⊙ Γ (b = β for the β-variants).
+// Coefficient of row i, channel d in Y_W = B ⊙ K ⊙ Γ (b = β for the β-variants; bs: GDN2's b tile).
 template <int VAR, int K>
-__device__ __forceinline__ float yw_coef(const DeltaParams& p, const float* betas, const float* Gs, int tok0, int len,
-                                         int h, int i, int d) {
+__device__ __forceinline__ float yw_coef(const float* betas, const bf16_t* bs, const float* Gs, int i, int d) {
   if constexpr (VAR == kDeltaNet) return betas[i];
   else if constexpr (VAR == kGDN) return betas[i] * __expf(Gs[i]);
   else if constexpr (VAR == kKDA) return betas[i] * __expf(Gs[i * K + d]);
-  else return i < len ? bf2f(p.b[(int64_t(tok0 + i) * p.H + h) * K + d]) * __expf(Gs[i * K + d]) : 0.f;
+  else return bf2f(bs[i * (K + 8) + d]) * __expf(Gs[i * K + d]);
 }
 
 template <int VAR, int K, int V, int MODE>
@@ -81,6 +82,8 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   bf16_t* Tb = reinterpret_cast<bf16_t*>(smem + L::Tb);
   float* Ts = reinterpret_cast<float*>(smem + L::Ts);
   bf16_t* YU = reinterpret_cast<bf16_t*>(smem + L::YU);
+  bf16_t* bs = reinterpret_cast<bf16_t*>(smem + L::bs);
+  bf16_t* ws = reinterpret_cast<bf16_t*>(smem + L::ws);
   float* As = reinterpret_cast<float*>(smem + L::As);
 
   const int c = blockIdx.x, h = blockIdx.y;
@@ -92,6 +95,13 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
 
   load_tile<kChunk, K>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, K>(qs, KP, p.q + baseK, strideK, len);
+  load_tile<kChunk, V>(YU, VP, p.v + baseV, strideV, len);
+  if constexpr (VAR == kGDN2) {
+    load_tile<kChunk, K>(bs, KP, p.b + baseK, strideK, len);
+    load_tile<kChunk, V>(ws, VP, p.w + baseV, strideV, len);
+  }
+  if constexpr (MODE == kPrepRecompute && !VT<VAR>::vec_gate)  // (channel gates: Tb's slot is busy first)
+    load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
   if (threadIdx.x < kChunk) {
     float bt = 0.f;
     if constexpr (VT<VAR>::has_beta)
@@ -99,7 +109,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     betas[threadIdx.x] = bt;
   }
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
-  __syncthreads();
+  tiles_landed();
   if constexpr (VT<VAR>::vec_gate)
     if (MODE == kPrepForward) check_gate_span<K>(Gs, p);
 
@@ -113,7 +123,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     if constexpr (MODE == kPrepForward) {
       __syncthreads();
       build_row_operand<K>(KR, ks, Gs, [&](int i, int d) {
-        if constexpr (VAR == kGDN2) return i < len ? bf2f(p.b[baseK + int64_t(i) * strideK + d]) : 0.f;
+        if constexpr (VAR == kGDN2) return bf2f(bs[i * KP + d]);
         else return betas[i];
       });
       __syncthreads();
@@ -140,8 +150,9 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       Tb[r * kCP + cc] = t;
       if (r < len) p.Tinv[baseC + int64_t(r) * strideC + cc] = t;
     }
-  } else {
-    __syncthreads();  // the packed operand (aliased by Tb) is dead
+  } else if constexpr (VT<VAR>::vec_gate) {
+    // Recompute: 𝒯 came in with the first tiles, but the packed operand shares its slot: read it again.
+    __syncthreads();
     load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
   }
 
@@ -160,23 +171,19 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   for (int d = threadIdx.x; d < K; d += kThreads)
     p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? __expf(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
 
-  // Y_W = B ⊙ K ⊙ Γ (into KR), Y_U = Ω ⊙ V.
+  // Y_W = B ⊙ K ⊙ Γ (into KR), Y_U = Ω ⊙ V (in place over v).
   for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
     const int i = idx / K, d = idx % K;
-    KR[i * KP + d] = f2bf(yw_coef<VAR, K>(p, betas, Gs, tok0, len, h, i, d) * bf2f(ks[i * KP + d]));
+    KR[i * KP + d] = f2bf(yw_coef<VAR, K>(betas, bs, Gs, i, d) * bf2f(ks[i * KP + d]));
   }
-  __syncthreads();  // Ts (aliased by YU) is dead only now
   for (int idx = threadIdx.x; idx < kChunk * V; idx += kThreads) {
     const int i = idx / V, e = idx % V;
-    float y = 0.f;
-    if (i < len) {
-      const float vi = bf2f(p.v[baseV + int64_t(i) * strideV + e]);
-      if constexpr (VAR == kGDN2) y = bf2f(p.w[baseV + int64_t(i) * strideV + e]) * vi;
-      else y = betas[i] * vi;
-    }
-    YU[i * VP + e] = f2bf(y);
+    float om;
+    if constexpr (VAR == kGDN2) om = bf2f(ws[i * VP + e]);
+    else om = betas[i];
+    YU[i * VP + e] = f2bf(om * bf2f(YU[i * VP + e]));
   }
-  __syncthreads();
+  tiles_landed();
 
   {  // W = 𝒯 Y_W
     constexpr int NT = K / 16;

@@ -72,19 +72,6 @@ __device__ __forceinline__ bf16_t f2bf(float x) { return __float2bfloat16_rn(x);
 constexpr size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 constexpr size_t cmax(size_t a, size_t b) { return a > b ? a : b; }
 
-// dst[r][c] (leading dim ldd) = src[r * row_stride + c] for r < valid, 0 for valid <= r < ROWS.
-// COLS is a multiple of 8 (16-byte vectors).
-template <int ROWS, int COLS>
-__device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid) {
-  constexpr int kVec = COLS / 8;
-  for (int idx = threadIdx.x; idx < ROWS * kVec; idx += kThreads) {
-    const int r = idx / kVec, c = (idx % kVec) * 8;
-    uint4 val = make_uint4(0, 0, 0, 0);
-    if (r < valid) val = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
-    *reinterpret_cast<uint4*>(dst + r * ldd + c) = val;
-  }
-}
-
 // Stores rows r < valid of a warp's fragment to global dst[r * row_stride + c] as bf16, times alpha.
 template <int MT, int NT>
 __device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4], bf16_t* dst, int64_t row_stride, int m0,
@@ -114,8 +101,8 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Like load_tile, through cp.async (the caller commits and waits); any element type, rows of
-// ROW_BYTES bytes (a multiple of 16).
+// Copies a tile of ROWS rows of ROW_BYTES bytes (a multiple of 16) through cp.async; rows >= valid
+// are zero-filled. The caller commits and waits (tiles_landed, or a pipeline's wait_group).
 template <int ROWS, int ROW_BYTES>
 __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
   constexpr int kVec = ROW_BYTES / 16;
@@ -126,31 +113,43 @@ __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void*
   }
 }
 
+// dst[r][c] (leading dim ldd) = src[r * row_stride + c] for r < valid, 0 for valid <= r < ROWS: all
+// tiles issued before one tiles_landed() travel together (one memory latency, not one per row).
+template <int ROWS, int COLS>
+__device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid) {
+  async_tile<ROWS, COLS * 2>(dst, ldd * 2, src, row_stride * 2, valid);
+}
+
+// Completes this thread's outstanding tile copies, then synchronises the block.
+__device__ __forceinline__ void tiles_landed() {
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+}
+
 // In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
 // g were 0 there). Vector gates: Gs[i * K + d]; scalar: Gs[i]. Flags positive log-decays.
+// Called by the whole block; completes the caller's outstanding tile copies (vector gates).
 template <int VAR, int K>
 __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
-    // Coalesced load of the [C][K] tile, then a per-channel scan in shared memory: two threads per
-    // channel scan 32 rows each, and the second half adds the first half's total.
-    constexpr int kVec = K / 4;
-    const float* src = p.g + (int64_t(tok0) * p.H + h) * K;
-    for (int idx = threadIdx.x; idx < kChunk * kVec; idx += kThreads) {
-      const int i = idx / kVec, c = (idx % kVec) * 4;
-      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (i < len) x = *reinterpret_cast<const float4*>(src + int64_t(i) * p.H * K + c);
-      if ((x.x > 0.f || x.y > 0.f || x.z > 0.f || x.w > 0.f) && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
-      *reinterpret_cast<float4*>(Gs + i * K + c) = x;
-    }
-    __syncthreads();
+    // The [C][K] tile lands through cp.async (with any tiles issued before), then a per-channel scan
+    // in shared memory: two threads per channel scan 32 rows each, the second half adds the first
+    // half's total.
+    async_tile<kChunk, K * 4>(Gs, K * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
+    tiles_landed();
     constexpr int kHalf = kChunk / 2;
-    const int d = threadIdx.x % K, part = threadIdx.x / K;  // K <= 128: parts 0, 1 (K = 64: 0..3, 2 used)
+    const int d = threadIdx.x % K, part = threadIdx.x / K;  // K = 128: parts 0, 1; K = 64: 0..3 (2 used)
     if (part < 2) {
       float s = 0.f;
+      bool positive = false;
       for (int i = part * kHalf; i < (part + 1) * kHalf; ++i) {
-        s += Gs[i * K + d];
+        const float gi = Gs[i * K + d];
+        positive |= gi > 0.f;
+        s += gi;
         Gs[i * K + d] = s;
       }
+      if (positive && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
     }
     __syncthreads();
     if (part == 1) {

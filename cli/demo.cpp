@@ -1,10 +1,12 @@
 // `rewy demo`: a tiny end-to-end run of the engine. A 2-layer MLP (matmul, bias add, SiLU)
 // learns a random teacher network from fresh batches by mean-squared error, with the
 // hand-written backward of every op and SGD with momentum. Runs on the CPU or on a GPU
-// (--device cuda), in f32, in a second or two; exits non-zero if the loss did not fall.
+// (--device cuda), in f32, in well under a second; exits non-zero if the loss did not fall.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>

@@ -1,6 +1,7 @@
 #include "engine/gradcheck.h"
 
 #include <cmath>
+#include <algorithm>
 
 #include "engine/ops/random.h"
 

@@ -1,5 +1,7 @@
 // CPU elementwise ops: plain loops over the formulas of engine/ops/elementwise_math.h.
 // Sums over rows (the broadcast operand's grad) accumulate in f64.
+#include <algorithm>
+
 #include "engine/ops/detail.h"
 #include "engine/ops/elementwise_math.h"
 

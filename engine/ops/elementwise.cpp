@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+
 #include "engine/copy.h"
 #include "engine/ops/detail.h"
 

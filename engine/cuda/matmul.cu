@@ -1,12 +1,14 @@
 // CUDA matmul through cuBLASLt: bf16 or f32 inputs, fp32 compute (CUBLAS_COMPUTE_32F: no TF32),
 // bf16 or f32 output. cuBLASLt is column-major: column_major() (engine/ops/detail.h, tested on
-// the CPU) maps the row-major product onto it, B first.
+// the CPU) maps the row-major product onto it, B first. f64, and any layout for which cuBLASLt
+// offers no algorithm, take a plain kernel (one thread per output element): slow, never wrong.
 //
 // State is per thread: one cuBLASLt handle per device and one workspace per (device, stream),
 // since two streams must never share a workspace. Chosen algorithms are cached per problem.
 #include <cublasLt.h>
 
 #include <map>
+#include <type_traits>
 #include <memory>
 #include <tuple>
 #include <utility>
@@ -44,7 +46,7 @@ struct Workspace {
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
   std::map<void*, std::unique_ptr<Workspace>> workspaces;  // by stream
-  std::map<ProblemKey, cublasLtMatmulAlgo_t> algos;
+  std::map<ProblemKey, std::pair<bool, cublasLtMatmulAlgo_t>> algos;  // (found, algorithm)
   ~DeviceState() {
     if (handle) cublasLtDestroy(handle);
   }
@@ -135,8 +137,43 @@ struct Preference {
   Preference& operator=(const Preference&) = delete;
 };
 
-// One cuBLASLt call for g (whose shared operands, if any, have a nonzero stride or batch 1).
-void lt_matmul(const GemmArgs& g, const Stream& s) {
+// C_b = alpha·op(A_b)·op(B_b) + beta·C_b straight from the row-major description, accumulated
+// in f32 (f64 for f64).
+template <typename TA, typename TC> __global__ void naive_gemm_kernel(GemmArgs g) {
+  using Acc = std::conditional_t<std::is_same_v<TA, double>, double, float>;
+  const int64_t total = g.batch * g.m * g.n;
+  REWY_GRID_LOOP(idx, total) {
+    const int64_t z = idx / (g.m * g.n), i = idx / g.n % g.m, j = idx % g.n;
+    const TA* a = static_cast<const TA*>(g.a) + z * g.stride_a;
+    const TA* b = static_cast<const TA*>(g.b) + z * g.stride_b;
+    TC* c = static_cast<TC*>(g.c) + z * g.stride_c + i * g.ldc + j;
+    Acc sum = Acc(0);
+    for (int64_t k = 0; k < g.k; ++k) {
+      const TA av = g.trans_a ? a[k * g.lda + i] : a[i * g.lda + k];
+      const TA bv = g.trans_b ? b[j * g.ldb + k] : b[k * g.ldb + j];
+      sum += Acc(av) * Acc(bv);
+    }
+    Acc v = Acc(g.alpha) * sum;
+    if (g.beta != 0.0) v += Acc(g.beta) * Acc(*c);
+    *c = TC(v);
+  }
+}
+
+void naive_gemm(const GemmArgs& g, const Stream& s) {
+  const int grid = grid_for(g.batch * g.m * g.n);
+  const auto launch = [&](auto a, auto c) {
+    naive_gemm_kernel<decltype(a), decltype(c)><<<grid, kBlock, 0, stream_of(s)>>>(g);
+  };
+  if (g.ab_dtype == DType::F64) launch(double{}, double{});
+  else if (g.ab_dtype == DType::F32) launch(float{}, float{});
+  else if (g.c_dtype == DType::F32) launch(bf16{}, float{});
+  else launch(bf16{}, bf16{});
+  CUDA_CHECK_LAUNCH();
+}
+
+// One cuBLASLt call for g (whose shared operands, if any, have a nonzero stride or batch 1);
+// false when cuBLASLt has no algorithm for it.
+bool lt_matmul(const GemmArgs& g, const Stream& s) {
   DeviceState& st = state_for(g.device.index);
   const ColumnMajorGemm cm = column_major(g);
   Problem p{};
@@ -161,22 +198,28 @@ void lt_matmul(const GemmArgs& g, const Stream& s) {
     const Preference pref(p);
     cublasLtMatmulHeuristicResult_t res{};
     int found = 0;
-    CUBLAS_CHECK(
-        cublasLtMatmulAlgoGetHeuristic(st.handle, desc.d, first.d, second.d, c.d, c.d, pref.d, 1, &res, &found));
-    REWY_CHECK(found > 0, "matmul: cuBLASLt has no algorithm for m={} n={} k={} batch={} ({} -> {})", g.m, g.n, g.k,
-               g.batch, dtype_name(g.ab_dtype), dtype_name(g.c_dtype));
-    it = st.algos.emplace(p.key(), res.algo).first;
+    // No algorithm is an answer (CUBLAS_STATUS_NOT_SUPPORTED), not an error.
+    const cublasStatus_t status =
+        cublasLtMatmulAlgoGetHeuristic(st.handle, desc.d, first.d, second.d, c.d, c.d, pref.d, 1, &res, &found);
+    if (status != CUBLAS_STATUS_NOT_SUPPORTED) CUBLAS_CHECK(status);
+    it = st.algos.emplace(p.key(), std::make_pair(status == CUBLAS_STATUS_SUCCESS && found > 0, res.algo)).first;
   }
+  if (!it->second.first) return false;
   const float alpha = float(g.alpha), beta = float(g.beta);
   CUBLAS_CHECK(cublasLtMatmul(st.handle, desc.d, &alpha, g.b, first.d, g.a, second.d, &beta, g.c, c.d, g.c, c.d,
-                              &it->second, workspace_for(st, s), kWorkspaceBytes, stream_of(s)));
+                              &it->second.second, workspace_for(st, s), kWorkspaceBytes, stream_of(s)));
+  return true;
 }
 
 }  // namespace
 
 void gemm(const GemmArgs& g, const Stream& s) {
   DeviceGuard guard(g.device);
-  if (g.batch == 1 || (g.stride_a != 0 && g.stride_b != 0)) return lt_matmul(g, s);
+  if (g.ab_dtype == DType::F64) return naive_gemm(g, s);
+  if (g.batch == 1 || (g.stride_a != 0 && g.stride_b != 0)) {
+    if (!lt_matmul(g, s)) naive_gemm(g, s);
+    return;
+  }
   // A shared operand (stride 0) that could not be folded away: one call per batch.
   const size_t ab = dtype_size(g.ab_dtype), cb = dtype_size(g.c_dtype);
   for (int64_t i = 0; i < g.batch; ++i) {
@@ -185,7 +228,7 @@ void gemm(const GemmArgs& g, const Stream& s) {
     one.a = static_cast<const char*>(g.a) + i * g.stride_a * int64_t(ab);
     one.b = static_cast<const char*>(g.b) + i * g.stride_b * int64_t(ab);
     one.c = static_cast<char*>(g.c) + i * g.stride_c * int64_t(cb);
-    lt_matmul(one, s);
+    if (!lt_matmul(one, s)) naive_gemm(one, s);
   }
 }
 

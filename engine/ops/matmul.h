@@ -5,7 +5,7 @@
 // Each matrix needs unit stride along its last dim; its rows may be padded (a slice of a wider
 // matrix) and its batches strided. Dtypes: A and B alike; C alike, or f32 when A and B are bf16.
 // CPU: OpenBLAS sgemm/dgemm (bf16 converted to f32). CUDA: cuBLASLt, bf16 or f32 inputs, fp32
-// compute without TF32, on the stream's own workspace (no f64 on CUDA).
+// compute without TF32, on the stream's own workspace; f64 through a plain (slow) kernel.
 // C is not read when beta == 0.
 #pragma once
 #include "engine/tensor.h"

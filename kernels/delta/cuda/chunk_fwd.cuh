@@ -38,17 +38,23 @@ struct PrepLayout {
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
                                           align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
-  static constexpr size_t total = As + (MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0);
+  static constexpr size_t Mt = As + (MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0);  // f32 [3][16][16]
+  static constexpr size_t total = Mt + (MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0);
 };
 
-// Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]. Columns are independent: 4 lanes per
-// column split the inner sum and reduce with shuffles, so no block barrier is needed.
-__device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As) {
-  constexpr int LD = kChunk + 1;
+// Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]; Mt: f32 scratch of 3 × 16 × 16.
+// Blocked: the four 16×16 diagonal blocks by forward substitution (columns independent: 4 lanes per
+// column split the inner sum), then block row I = 1..3: M_J = Σ_{J<=K<I} A_IK T_KJ and
+// T_IJ = −T_II M_J, all in fp32. The dependent chain is 15 substitution steps and 6 barriers
+// instead of 63 steps.
+__device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, float* Mt) {
+  constexpr int LD = kChunk + 1, B = kBlock;
   const int col = threadIdx.x >> 2, part = threadIdx.x & 3;
+  const int base = col / B * B;
   for (int r = part; r < kChunk; r += 4) Ts[r * LD + col] = r == col ? 1.f : 0.f;
   __syncwarp();
-  for (int i = 1; i < kChunk; ++i) {
+  for (int ri = 1; ri < B; ++ri) {
+    const int i = base + ri;
     float s = 0.f;
     if (i > col)
       for (int j = col + part; j < i; j += 4) s += As[i * LD + j] * Ts[j * LD + col];
@@ -56,6 +62,25 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As) {
     s += __shfl_xor_sync(0xffffffffu, s, 2);
     if (i > col && part == 0) Ts[i * LD + col] = -s;
     __syncwarp();
+  }
+  __syncthreads();
+  const int r = threadIdx.x / B, cc = threadIdx.x % B;  // one element of a 16×16 block per thread
+  for (int I = 1; I < kChunk / B; ++I) {
+    for (int J = 0; J < I; ++J) {
+      float m = 0.f;
+      for (int Kb = J; Kb < I; ++Kb)
+#pragma unroll
+        for (int k = 0; k < B; ++k) m += As[(B * I + r) * LD + B * Kb + k] * Ts[(B * Kb + k) * LD + B * J + cc];
+      Mt[(J * B + r) * B + cc] = m;
+    }
+    __syncthreads();
+    for (int J = 0; J < I; ++J) {
+      float t = 0.f;
+#pragma unroll
+      for (int k = 0; k < B; ++k) t += Ts[(B * I + r) * LD + B * I + k] * Mt[(J * B + k) * B + cc];
+      Ts[(B * I + r) * LD + B * J + cc] = -t;
+    }
+    __syncthreads();
   }
 }
 
@@ -85,6 +110,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   bf16_t* bs = reinterpret_cast<bf16_t*>(smem + L::bs);
   bf16_t* ws = reinterpret_cast<bf16_t*>(smem + L::ws);
   float* As = reinterpret_cast<float*>(smem + L::As);
+  float* Mt = reinterpret_cast<float*>(smem + L::Mt);
 
   const int c = blockIdx.x, h = blockIdx.y;
   const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
@@ -142,8 +168,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
     });
     __syncthreads();  // As complete; the packed operand (aliased by Ts) is dead
-    solve_unit_lower(Ts, As);
-    __syncthreads();
+    solve_unit_lower(Ts, As, Mt);
     for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += kThreads) {
       const int r = idx / kChunk, cc = idx % kChunk;
       const bf16_t t = f2bf(Ts[r * (kChunk + 1) + cc]);

@@ -6,13 +6,17 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libopenblas-dev libhdf5-dev libyaml-cpp-dev libsentencepiece-dev sentencepiece
+  libopenblas-dev libhdf5-dev libyaml-cpp-dev libsentencepiece-dev
   libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
 )
+# Tools count as present when their command is (they may come from pip or a toolkit, as on the
+# GPU machine's image, which is offline).
+declare -A tool_of=([build-essential]=g++ [cmake]=cmake [ninja-build]=ninja [pkg-config]=pkg-config [openmpi-bin]=mpirun)
 
 missing=()
 for p in "${packages[@]}"; do
+  if [ -n "${tool_of[$p]:-}" ] && command -v "${tool_of[$p]}" >/dev/null 2>&1; then continue; fi
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
@@ -26,8 +30,11 @@ else
     command -v sudo >/dev/null 2>&1 || { echo "setup: root or sudo is needed to install: ${missing[*]}" >&2; exit 1; }
     sudo=(sudo)
   fi
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -q -o Acquire::Retries=1 ||
+    ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    echo "setup: could not install ${missing[*]} (offline?); install them, then run this again" >&2
+    exit 1
+  fi
 fi
 
 nvcc=$(command -v nvcc || true)

@@ -67,9 +67,6 @@ __device__ __forceinline__ void load_b_frag2(uint32_t (&b)[4], const bf16_t* p, 
 }
 
 template <int MT, int NT>
-using Frag = float[MT][NT][4];
-
-template <int MT, int NT>
 __device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
 #pragma unroll
   for (int i = 0; i < MT; ++i)

@@ -99,7 +99,7 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   sp.variant = parse_variant(op);
   sp.B = sh.B, sp.T = sh.T, sp.H = sh.H, sp.K = sh.D, sp.V = sh.D;
   sp.h0 = false, sp.dht = false;  // as fla_anchor.py: no initial state, no final-state cotangent
-  sp.realistic_gates = gates == "realistic";
+  sp.gates = gates == "realistic" ? Gates::SafeGate : Gates::Bench;
   sp.seed = 1234 + uint64_t(si);
   const RandomCase c = make_random_case_cuda(sp, cuda(0));
   Config cfg;

@@ -21,21 +21,6 @@
 using namespace rewy;
 using namespace rewy::delta;
 
-namespace {
-
-using Outputs = std::map<std::string, Tensor>;
-
-Outputs run(const Config& cfg, const RandomCase& c) {
-  const ForwardResult f = forward(cfg, c.in);
-  const Grads g = backward(cfg, c.in, f, c.dout, c.dht);
-  Outputs o{{"o", f.o}, {"ht", f.ht}, {"dq", g.dq}, {"dk", g.dk}, {"dv", g.dv}};
-  for (auto [n, t] : {std::pair{"dbeta", g.dbeta}, {"dg", g.dg}, {"db", g.db}, {"dw", g.dw}, {"dh0", g.dh0}})
-    if (t.defined()) o[n] = t;
-  return o;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   std::vector<std::string> ops{"deltanet", "gdn", "kda", "gdn2"};
   int64_t T = 1024, H = 4;
@@ -63,28 +48,21 @@ int main(int argc, char** argv) {
   struct Job {
     Variant v;
     RandomCase c;
-    std::future<std::pair<Outputs, Outputs>> ref;
+    std::future<CpuReference> ref;
   };
   std::vector<Job> jobs;
   for (const auto& op : ops) {
     RandomSpec sp;
     sp.variant = parse_variant(op);
     sp.B = 1, sp.T = T, sp.H = H, sp.K = 128, sp.V = 128;
-    sp.realistic_gates = realistic;
+    sp.gates = realistic ? Gates::SafeGate : Gates::Bench;
     sp.seed = seed;
     Job j{sp.variant, make_random_case(sp), {}};
-    j.ref = std::async(std::launch::async, [v = sp.variant, c = j.c] {
-      Config cfg;
-      cfg.variant = v;
-      Outputs exact = run(cfg, c);
-      cfg.round_to_bf16 = true;
-      Outputs twin = run(cfg, to_cpu(c, DType::F32));
-      return std::pair{exact, twin};
-    });
+    j.ref = std::async(std::launch::async, cpu_reference, sp.variant, j.c);
     jobs.push_back(std::move(j));
   }
   for (auto& j : jobs) {
-    const auto [exact, twin] = j.ref.get();
+    const CpuReference ref = j.ref.get();
     const RandomCase dev = to_cuda(j.c, cuda(0));
     for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline})
       for (Policy pol : {Policy::Recompute, Policy::Save}) {
@@ -92,10 +70,9 @@ int main(int argc, char** argv) {
         cfg.variant = j.v;
         cfg.backward = algo;
         cfg.policy = pol;
-        const Outputs out = run(cfg, dev);
-        for (const auto& [key, t] : out)
+        for (const auto& [key, t] : run_named(cfg, dev))
           fmt::print("ACC {} {} {} {} {:.3e} {:.3e}\n", name(j.v), name(algo), name(pol), key,
-                     relative_error(t, exact.at(key)), relative_error(twin.at(key), exact.at(key)));
+                     relative_error(t, ref.exact.at(key)), relative_error(ref.twin.at(key), ref.exact.at(key)));
       }
   }
   return 0;

@@ -49,48 +49,13 @@ std::vector<Case> cases() {
 
 using Outputs = std::map<std::string, Tensor>;
 
-Outputs collect(const ForwardResult& f, const Grads& g) {
-  Outputs o{{"o", f.o}, {"dq", g.dq}, {"dk", g.dk}, {"dv", g.dv}};
-  auto add = [&](const char* n, const Tensor& t) {
-    if (t.defined()) o[n] = t;
-  };
-  add("ht", f.ht);
-  add("dbeta", g.dbeta);
-  add("dg", g.dg);
-  add("db", g.db);
-  add("dw", g.dw);
-  add("dh0", g.dh0);
-  return o;
-}
-
-Outputs run(const Config& cfg, const RandomCase& c) {
-  ForwardResult f = forward(cfg, c.in);
-  Grads g = backward(cfg, c.in, f, c.dout, c.dht);
-  return collect(f, g);
-}
-
-struct Reference {
-  Outputs exact, twin;
-};
-
-Reference cpu_reference(Variant v, const RandomCase& c64) {
-  Config cfg;
-  cfg.variant = v;
-  Reference r;
-  r.exact = run(cfg, c64);
-  RandomCase c32 = to_cpu(c64, DType::F32);
-  cfg.round_to_bf16 = true;
-  r.twin = run(cfg, c32);
-  return r;
-}
-
 void check_variant(Variant variant) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const auto cs = cases();
   const uint64_t seed0 = uint64_t(std::random_device{}()) & 0xffffff;
   std::vector<RandomCase> inputs;
-  std::vector<std::future<Reference>> refs;
+  std::vector<std::future<CpuReference>> refs;
   for (size_t i = 0; i < cs.size(); ++i) {
     RandomSpec sp;
     sp.variant = variant;
@@ -103,7 +68,7 @@ void check_variant(Variant variant) {
   }
   for (size_t i = 0; i < cs.size(); ++i) {
     const Case& cs_i = cs[i];
-    const Reference ref = refs[i].get();
+    const CpuReference ref = refs[i].get();
     const RandomCase dev = to_cuda(inputs[i], cuda(0));
     for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline})
       for (Policy pol : {Policy::Recompute, Policy::Save}) {
@@ -111,7 +76,7 @@ void check_variant(Variant variant) {
         cfg.variant = variant;
         cfg.backward = algo;
         cfg.policy = pol;
-        const Outputs out = run(cfg, dev);
+        const Outputs out = run_named(cfg, dev);
         std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s}", name(variant), cs_i.T, cs_i.K,
                                        cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ", cs_i.h0 ? "h0" : "  ",
                                        name(algo), name(pol));
@@ -146,13 +111,13 @@ TEST(GpuDelta, ChannelGatesRealisticAndOutOfRange) {
     RandomSpec sp;
     sp.variant = v;
     sp.T = 300, sp.H = 2, sp.K = 128, sp.V = 128;
-    sp.realistic_gates = true;
+    sp.gates = Gates::SafeGate;
     sp.seed = 77;
     const RandomCase c = make_random_case(sp);
     Config cfg;
     cfg.variant = v;
-    const Reference ref = cpu_reference(v, c);
-    const Outputs out = run(cfg, to_cuda(c, cuda(0)));
+    const CpuReference ref = cpu_reference(v, c);
+    const Outputs out = run_named(cfg, to_cuda(c, cuda(0)));
     for (const auto& [key, t] : out) {
       const double e = relative_error(t, ref.exact.at(key)), et = relative_error(ref.twin.at(key), ref.exact.at(key));
       fmt::print("{} realistic gates {} {:.2e} (twin {:.2e})\n", name(v), key, e, et);

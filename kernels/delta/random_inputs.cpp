@@ -66,14 +66,23 @@ RandomCase make_random_case(const RandomSpec& sp) {
   c.in.v = make(v, {sp.B, sp.T, H, V});
   if (has_beta(sp.variant)) {
     auto beta = dr.uniform(BT * H);
-    for (auto& x : beta) x = sigmoid(x);
+    for (auto& x : beta) x = sp.wide_beta ? 2.0 * (1.0 - x) : sigmoid(x);
     round(beta);
     c.in.beta = make(beta, {sp.B, sp.T, H});
   }
   if (has_gate(sp.variant)) {
     const bool vec = channel_gate(sp.variant);
-    auto g = dr.normal(vec ? BT * H * K : BT * H);
-    for (auto& x : g) x = sp.realistic_gates ? -5.0 * sigmoid(x) : logsigmoid(x) / 16.0;
+    const int64_t n = vec ? BT * H * K : BT * H;
+    const bool normal = sp.gates == Gates::Bench || sp.gates == Gates::SafeGate;
+    auto g = normal ? dr.normal(n) : dr.uniform(n);
+    for (auto& x : g) {
+      switch (sp.gates) {
+        case Gates::Bench: x = logsigmoid(x) / 16.0; break;
+        case Gates::SafeGate: x = -5.0 * sigmoid(x); break;
+        case Gates::Uniform: x = sp.gate * (1.0 - x); break;  // (0, 1]: never a zero decay
+        case Gates::Constant: x = sp.gate; break;
+      }
+    }
     for (auto& x : g) x = double(float(x));  // the kernels take f32 gates
     c.in.g = make(g, vec ? Shape{sp.B, sp.T, H, K} : Shape{sp.B, sp.T, H});
   }
@@ -91,7 +100,7 @@ RandomCase make_random_case(const RandomSpec& sp) {
   if (!sp.seqlens.empty()) {
     std::vector<double> cu{0};
     for (auto l : sp.seqlens) cu.push_back(cu.back() + double(l));
-    c.in.cu_seqlens = Tensor::from_vector(cu, {N + 1}, DType::I64);
+    c.in.cu_seqlens = Tensor::from_vector(cu, {N + 1}, sp.cu_i32 ? DType::I32 : DType::I64);
   }
   auto dout = dr.normal(BT * H * V);
   round(dout);
@@ -154,6 +163,26 @@ bool all_finite(const Tensor& t) {
   for (double x : t.to_vector())
     if (!std::isfinite(x)) return false;
   return true;
+}
+
+std::map<std::string, Tensor> run_named(const Config& cfg, const RandomCase& c) {
+  const ForwardResult f = forward(cfg, c.in);
+  const Grads g = backward(cfg, c.in, f, c.dout, c.dht);
+  std::map<std::string, Tensor> out;
+  for (auto [n, t] : {std::pair{"o", f.o}, {"ht", f.ht}, {"dq", g.dq}, {"dk", g.dk}, {"dv", g.dv}, {"dbeta", g.dbeta},
+                      {"dg", g.dg}, {"db", g.db}, {"dw", g.dw}, {"dh0", g.dh0}})
+    if (t.defined()) out[n] = t;
+  return out;
+}
+
+CpuReference cpu_reference(Variant v, const RandomCase& c64) {
+  Config cfg;
+  cfg.variant = v;
+  CpuReference r;
+  r.exact = run_named(cfg, c64);
+  cfg.round_to_bf16 = true;
+  r.twin = run_named(cfg, to_cpu(c64, DType::F32));
+  return r;
 }
 
 }  // namespace rewy::delta

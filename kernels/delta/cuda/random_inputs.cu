@@ -56,6 +56,9 @@ int grid(int64_t n) { return int(std::min<int64_t>((n + 255) / 256, 4096)); }
 
 RandomCase make_random_case_cuda(const RandomSpec& sp, Device dev) {
   REWY_CHECK(sp.seqlens.empty(), "make_random_case_cuda: varlen is not supported (use make_random_case)");
+  REWY_CHECK(sp.gates == Gates::Bench || sp.gates == Gates::SafeGate,
+             "make_random_case_cuda: bench or safe-gate gates only (use make_random_case)");
+  REWY_CHECK(!sp.wide_beta, "make_random_case_cuda: wide beta is not supported (use make_random_case)");
   DeviceGuard guard(dev);
   const Stream s = Stream::default_for(dev);
   auto st = static_cast<cudaStream_t>(s.handle);
@@ -89,7 +92,7 @@ RandomCase make_random_case_cuda(const RandomSpec& sp, Device dev) {
   if (has_beta(sp.variant)) c.in.beta = bf({B, T, H}, kSigmoidUniform);
   if (has_gate(sp.variant)) {
     const Shape gs = channel_gate(sp.variant) ? Shape{B, T, H, K} : Shape{B, T, H};
-    c.in.g = f32(gs, sp.realistic_gates ? kSafeGate5 : kLogsigmoid16);
+    c.in.g = f32(gs, sp.gates == Gates::SafeGate ? kSafeGate5 : kLogsigmoid16);
   }
   if (sp.variant == Variant::GDN2) {
     c.in.b = bf({B, T, H, K}, kUniform);

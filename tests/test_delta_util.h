@@ -1,5 +1,5 @@
 // Shared by the tests/test_delta_*.cpp binaries: random delta-rule problems drawn like the benchmark
-// (bench/README.md), with a fresh seed per problem (REWY_TEST_SEED=<n> replays one), and error
+// (make_random_case, kernels/delta/random_inputs.h), with a fresh seed per problem (REWY_TEST_SEED=<n> replays one), and error
 // measures. Every problem's seed goes into the failure message through SCOPED_TRACE.
 #pragma once
 #include <gtest/gtest.h>
@@ -13,8 +13,8 @@
 
 #include <fmt/ranges.h>
 
-#include "engine/rng.h"
 #include "kernels/delta/delta.h"
+#include "kernels/delta/random_inputs.h"
 
 namespace rewy::delta::test {
 
@@ -23,12 +23,6 @@ inline uint64_t fresh_seed() {
   static std::random_device rd;
   return (uint64_t(rd()) << 32) ^ rd();
 }
-
-enum class Gates {
-  Bench,     // logsigmoid(N(0,1)) / 16, the benchmark's gates
-  Uniform,   // g ~ U[gate, 0) per step (per channel for KDA/GDN2)
-  Constant,  // g = gate everywhere: the per-step bound itself
-};
 
 struct Case {
   Variant variant = Variant::GDN;
@@ -57,60 +51,19 @@ struct Problem {
   uint64_t seed = 0;
 };
 
+// The problem of `c` drawn with `seed` by make_random_case (no bf16 rounding of the values).
 inline Problem make_problem(const Case& c, uint64_t seed) {
-  Problem p;
-  p.seed = seed;
-  const int64_t rows = c.B * c.T * c.H, N = c.seqlens.empty() ? c.B : int64_t(c.seqlens.size());
-  auto normal = [&](uint64_t off, int64_t n, double sd) {
-    std::vector<double> x(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) x[i] = sd * rng::normal_f64(seed, off, uint64_t(i));
-    return x;
-  };
-  auto uniform = [&](uint64_t off, int64_t n) {  // (0, 1]
-    std::vector<double> x(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) x[i] = 1.0 - double(rng::uniform(seed, off, uint64_t(i)));
-    return x;
-  };
-  auto unit_rows = [&](uint64_t off) {  // l2-normalised over K
-    std::vector<double> x = normal(off, rows * c.K, 1.0);
-    for (int64_t r = 0; r < rows; ++r) {
-      double s = 0;
-      for (int64_t d = 0; d < c.K; ++d) s += x[r * c.K + d] * x[r * c.K + d];
-      for (int64_t d = 0; d < c.K; ++d) x[r * c.K + d] /= std::sqrt(s);
-    }
-    return x;
-  };
-  const Shape bth{c.B, c.T, c.H}, bthk{c.B, c.T, c.H, c.K}, bthv{c.B, c.T, c.H, c.V}, st{N, c.H, c.K, c.V};
-  p.in.q = Tensor::from_vector(unit_rows(1), bthk, c.dtype);
-  p.in.k = Tensor::from_vector(unit_rows(2), bthk, c.dtype);
-  p.in.v = Tensor::from_vector(normal(3, rows * c.V, 1.0), bthv, c.dtype);
-  if (has_beta(c.variant)) {
-    std::vector<double> beta = uniform(4, rows);
-    for (double& x : beta) x = c.wide_beta ? 2.0 * x : 1.0 / (1.0 + std::exp(-x));
-    p.in.beta = Tensor::from_vector(beta, bth, c.dtype);
-  } else {
-    p.in.b = Tensor::from_vector(uniform(5, rows * c.K), bthk, c.dtype);
-    p.in.w = Tensor::from_vector(uniform(6, rows * c.V), bthv, c.dtype);
-  }
-  if (has_gate(c.variant)) {
-    const int64_t n = channel_gate(c.variant) ? rows * c.K : rows;
-    std::vector<double> g = c.gates == Gates::Bench ? normal(7, n, 1.0) : uniform(7, n);
-    for (double& x : g) {
-      if (c.gates == Gates::Bench) x = -std::log1p(std::exp(-x)) / 16;  // logsigmoid(x) / 16
-      if (c.gates == Gates::Uniform) x = c.gate * x;
-      if (c.gates == Gates::Constant) x = c.gate;
-    }
-    p.in.g = Tensor::from_vector(g, channel_gate(c.variant) ? bthk : bth, c.dtype);
-  }
-  if (c.h0) p.in.h0 = Tensor::from_vector(normal(8, N * c.H * c.K * c.V, 0.1), st, c.dtype);
-  if (!c.seqlens.empty()) {
-    std::vector<double> cu{0.0};
-    for (int64_t l : c.seqlens) cu.push_back(cu.back() + double(l));
-    p.in.cu_seqlens = Tensor::from_vector(cu, {N + 1}, c.cu_i32 ? DType::I32 : DType::I64);
-  }
-  p.dout = Tensor::from_vector(normal(9, rows * c.V, 1.0), bthv, c.dtype);
-  if (c.dht) p.dht = Tensor::from_vector(normal(10, N * c.H * c.K * c.V, 1.0), st, c.dtype);
-  return p;
+  RandomSpec sp;
+  sp.variant = c.variant;
+  sp.B = c.B, sp.T = c.T, sp.H = c.H, sp.K = c.K, sp.V = c.V;
+  sp.seqlens = c.seqlens;
+  sp.h0 = c.h0, sp.dht = c.dht;
+  sp.gates = c.gates, sp.gate = c.gate, sp.wide_beta = c.wide_beta, sp.cu_i32 = c.cu_i32;
+  sp.round_bf16 = false;
+  sp.dtype = c.dtype;
+  sp.seed = seed;
+  RandomCase rc = make_random_case(sp);
+  return Problem{rc.in, rc.dout, rc.dht, seed};
 }
 
 inline Config config(Variant v, Impl impl, BackwardAlgo algo = BackwardAlgo::ReWY, Policy pol = Policy::Recompute,
@@ -135,12 +88,6 @@ inline double rel_err(const Tensor& a, const Tensor& ref) {
     den += y[i] * y[i];
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
-inline bool all_finite(const Tensor& t) {
-  for (double x : t.to_vector())
-    if (!std::isfinite(x)) return false;
-  return true;
 }
 
 inline std::vector<std::pair<const char*, Tensor>> named(const Grads& g) {

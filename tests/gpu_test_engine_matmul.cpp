@@ -87,19 +87,7 @@ double max_err(const std::vector<double>& x, const std::vector<double>& ref) {
                                        << ")";
 }
 
-Shape stored(int64_t r, int64_t c, bool t) { return t ? Shape{c, r} : Shape{r, c}; }
-
-class GpuMatmul : public ::testing::Test {
- protected:
-  void SetUp() override {
-    REWY_REQUIRE_CUDA();
-    stream_ = std::make_unique<OwnedStream>(cuda(0));
-  }
-  const Stream& s() const { return stream_->get(); }
-  Tensor gpu(const Tensor& x) const { return on(x, cuda(0), s()); }
-  std::vector<double> host(const Tensor& t) const { return on(t, cpu(), s()).to_vector(); }
-  std::unique_ptr<OwnedStream> stream_;
-};
+using GpuMatmul = GpuStreamTest;
 
 struct Types {
   DType ab, c;

@@ -39,19 +39,7 @@ Tensor summable(const Shape& shape, DType dt, uint64_t seed, uint64_t offset) {
   return Tensor::from_vector(v, shape, dt);
 }
 
-class GpuOps : public ::testing::Test {
- protected:
-  void SetUp() override {
-    REWY_REQUIRE_CUDA();
-    stream_ = std::make_unique<OwnedStream>(cuda(0));
-  }
-  const Stream& s() const { return stream_->get(); }
-  Tensor gpu(const Tensor& x) const { return on(x, cuda(0), s()); }
-  Tensor nan(const Shape& shape, DType dt) const { return poisoned(shape, dt, cuda(0), &s()); }
-  std::vector<double> host(const Tensor& t) const { return on(t, cpu(), s()).to_vector(); }
-
-  std::unique_ptr<OwnedStream> stream_;
-};
+using GpuOps = GpuStreamTest;
 
 TEST_F(GpuOps, UnaryForwardAndBackwardMatchCpu) {
   REWY_TEST_SEED(seed);

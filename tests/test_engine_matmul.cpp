@@ -68,9 +68,6 @@ struct Types {
 const Types kTypes[] = {{DType::F64, DType::F64}, {DType::F32, DType::F32}, {DType::BF16, DType::BF16},
                         {DType::BF16, DType::F32}};
 
-// Stored shape of an operand whose op() is [r, c].
-Shape stored(int64_t r, int64_t c, bool t) { return t ? Shape{c, r} : Shape{r, c}; }
-
 TEST(EngineMatmul, OddShapesAndTransposesMatchF64) {
   REWY_TEST_SEED(seed);
   const int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {5, 1, 9}, {2, 7, 1}};  // M, N, K

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ inline uint64_t fresh_seed() {
 // GPU tests run only where a device is visible (never on CI's machine).
 #define REWY_REQUIRE_CUDA() \
   if (!::rewy::cuda_available()) GTEST_SKIP() << "no CUDA device"
+
+// Stored shape of a matmul operand whose op() is [r, c] (transposed when t).
+inline Shape stored(int64_t r, int64_t c, bool t) { return t ? Shape{c, r} : Shape{r, c}; }
 
 // Half an ulp at 1: the relative error of one rounding to the dtype.
 inline double unit_roundoff(DType t) {
@@ -59,6 +63,20 @@ inline Tensor on(const Tensor& x, Device d, const Stream& s) { return x.to(d, &s
 inline Tensor poisoned(const Shape& shape, DType dt, Device d = cpu(), const Stream* s = nullptr) {
   return Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dt, d, s);
 }
+
+// A GPU test on its own stream of device 0; skipped without a device.
+class GpuStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REWY_REQUIRE_CUDA();
+    stream_ = std::make_unique<OwnedStream>(cuda(0));
+  }
+  const Stream& s() const { return stream_->get(); }
+  Tensor gpu(const Tensor& x) const { return on(x, cuda(0), s()); }
+  Tensor nan(const Shape& shape, DType dt) const { return poisoned(shape, dt, cuda(0), &s()); }
+  std::vector<double> host(const Tensor& t) const { return on(t, cpu(), s()).to_vector(); }
+  std::unique_ptr<OwnedStream> stream_;
+};
 
 // |actual_i - expected_i| <= atol + rtol·|expected_i| for every i (NaN fails); names the worst.
 inline ::testing::AssertionResult all_close(const std::vector<double>& actual, const std::vector<double>& expected,

@@ -19,6 +19,7 @@ struct OpArgs {
   std::string in, out, op, backward = "rewy", impl = "chunk", policy = "recompute", device = "cpu";
   int chunk = 64;
   double scale = 0.0;
+  bool bf16_twin = false;  // CPU: f32 arithmetic rounding to bf16 where the CUDA kernels store bf16
 };
 
 // Sizes named by letters (B, T, H, K, V, N), bound by the first dataset that has them, so that
@@ -116,6 +117,15 @@ int run_op(const OpArgs& a) {
       fmt::print(stderr, "rewy op: note: dataset '{}' is not an input of {}; ignored\n", name, delta::name(var));
 
   DType out_dt = dt;
+  if (a.bf16_twin) {
+    REWY_CHECK(dev.is_cpu(), "--bf16-twin is the CPU model of the CUDA kernels' rounding: use it with --device cpu");
+    REWY_CHECK(cfg.impl == delta::Impl::Chunk, "--bf16-twin needs --impl chunk");
+    cfg.round_to_bf16 = true;
+    for (const auto& [name, t] : floats)
+      if (t->defined()) *t = t->to(DType::F32);
+    in.q = in.q.to(DType::F32);
+    out_dt = DType::F32;
+  }
   if (dev.is_cuda()) {
     REWY_CHECK(cuda_available(), "--device {}: {}", a.device,
                cuda_built() ? "no CUDA device is visible" : "rewy was built without CUDA (-DREWY_CUDA=OFF)");
@@ -154,6 +164,7 @@ int run_op(const OpArgs& a) {
     o.set_attr("chunk", cfg.chunk);
     o.set_attr("scale", cfg.scale > 0 ? cfg.scale : 1.0 / std::sqrt(double(dims.K)));
     o.set_attr("device", dev.str());
+    o.set_attr("bf16_twin", a.bf16_twin ? 1 : 0);
   });
   fmt::print("rewy op: {} impl={} backward={} policy={} chunk={} on {}: B={} T={} H={} K={} V={} N={} ({})\n",
              delta::name(var), delta::name(cfg.impl), delta::name(cfg.backward), delta::name(cfg.policy), cfg.chunk,
@@ -184,6 +195,9 @@ Command make_op_command() {
     s->add_option("--chunk", a->chunk, "Chunk size")->capture_default_str();
     s->add_option("--scale", a->scale, "Output scale (0: 1/sqrt(K))")->capture_default_str();
     s->add_option("--device", a->device, "cpu, cuda or cuda:N")->capture_default_str();
+    s->add_flag("--bf16-twin", a->bf16_twin,
+                "CPU only: f32 arithmetic that rounds inputs and stored intermediates to bf16 where the CUDA "
+                "kernels do (the reference their error bar derives from)");
     return s;
   };
   c.run_fn = [a] { return run_op(*a); };

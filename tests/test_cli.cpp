@@ -25,7 +25,8 @@ TEST(Cli, HelpListsSubcommands) {
   for (const char* sub : {"info", "demo", "op"}) EXPECT_TRUE(has(r.out, sub)) << sub << " not in:\n" << r.out;
   r = rewy_cli("op --help");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const char* flag : {"--in", "--out", "--op", "--impl", "--backward", "--policy", "--chunk", "--scale", "--device"})
+  for (const char* flag :
+       {"--in", "--out", "--op", "--impl", "--backward", "--policy", "--chunk", "--scale", "--device", "--bf16-twin"})
     EXPECT_TRUE(has(r.out, flag)) << flag << " not in:\n" << r.out;
 }
 
@@ -154,6 +155,9 @@ TEST_F(OpTest, RoundTripMatchesDirectCalls) {
   cases.push_back({P(V::GDN2, DType::F32, 1, 40, 2, 8, 8, {0, 9, 40}, true), "--impl chunk --chunk 16",
                    cfg(V::GDN2, delta::Impl::Chunk, 16)});
   cases.push_back({P(V::KDA, DType::F32, 2, 70, 2, 8, 8, {}, false), "", cfg(V::KDA, delta::Impl::Chunk)});  // defaults
+  cases.push_back({P(V::GDN, DType::F32, 1, 70, 2, 8, 8, {}, true), "--bf16-twin --backward baseline",
+                   cfg(V::GDN, delta::Impl::Chunk, 64, delta::BackwardAlgo::Baseline)});
+  cases.back().cfg.round_to_bf16 = true;
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const Case& c = cases[ci];
     const std::string op = delta::name(c.p.variant);
@@ -247,6 +251,7 @@ TEST_F(OpTest, BadInputsGiveClearErrors) {
   expect_error(with("do", normal({2, 9, 2, 6}, DType::F32)), {"dataset 'do'", "f32", "f64"});
   expect_error(with("cu_seqlens", Tensor::from_vector({0, 4, 9}, {3}, DType::F64)),
                {"dataset 'cu_seqlens'", "integers"});
+  expect_error(good, {"--bf16-twin needs --impl chunk"}, "--op gdn --impl naive --bf16-twin");
 
   // A file that is not there, one that is not HDF5, and one cut short.
   test::CliResult r = rewy_cli(fmt::format("op --in '{}' --out '{}' --op gdn", file("nope.h5"), out));

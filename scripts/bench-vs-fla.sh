@@ -7,7 +7,7 @@
 #   OPS=gdn,kda SHAPES=0,3 POLICIES=recompute GATES=bench ACCURACY=0 FLA=0 scripts/bench-vs-fla.sh
 #
 # Environment: BUILD (default build-gpu, built if missing), OUT (results; default out), SAMPLES;
-# FLA_OPS (FLA's side, default OPS); PROFILE=1 (FLA's kernel-by-kernel profile at PROFILE_SHAPE,
+# SHAPES=none skips the timing; FLA_OPS (FLA's side, default OPS); PROFILE=1 (FLA's kernel-by-kernel profile at PROFILE_SHAPE,
 # default 0); ACCURACY=0 skips both accuracy runs (ours vs f64 and the bf16 twin; ours vs FLA on
 # identical inputs, SEEDS default 1,2,3, ACC_OPS default FLA_OPS); ANCHOR=0 skips FLA's timing; FLA_TIMEOUT (s, default 540).
 # FLA's three parts run in one Python process (bench/fla_session.py) so its autotuning is paid
@@ -34,7 +34,7 @@ if [ ! -x "$build/bench/bench_delta" ] || [ ! -x "$build/rewy" ]; then
 fi
 fla_ops=$(echo "${FLA_OPS:-$ops}" | sed 's/deltanet/delta/')
 
-if [ -n "$shapes" ]; then
+if [ "$shapes" != none ]; then
   "$build/bench/bench_delta" --ops "$ops" --shapes "$shapes" --policies "$policies" --gates "$gates" \
     --samples "$samples" --csv "$out/ours.csv" 2>&1 | tee "$out/bench_delta.log"
 fi
@@ -47,7 +47,7 @@ if [ "${FLA:-1}" = 1 ]; then
   session=(--ops "$fla_ops" --shapes "$shapes" --policies "$policies" --out "$out")
   [ "${PROFILE:-0}" = 1 ] && session+=(--profile-shape "${PROFILE_SHAPE:-0}")
   [ "${ACCURACY:-1}" = 1 ] && session+=(--accuracy --rewy "$build/rewy" --seeds "${SEEDS:-1,2,3}" --acc-ops "${ACC_OPS:-$fla_ops}")
-  [ "${ANCHOR:-1}" = 1 ] && [ -n "$shapes" ] || session+=(--anchor 0)
+  [ "${ANCHOR:-1}" = 1 ] && [ "$shapes" != none ] || session+=(--anchor 0)
   PYTHONPATH="bench:$PYTHONPATH" timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_session.py "${session[@]}" 2>&1 |
     tee "$out/fla_session.log" | grep -vE "^(PROFILE|SAME) "
   grep -E "^PROFILE" "$out/fla_session.log" >"$out/fla_profile.txt"

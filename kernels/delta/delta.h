@@ -100,6 +100,7 @@ struct Saved {
   Tensor Hs;     // state entering each chunk, [num_chunks, H, K, V] (unrounded; chunk order: sequence-major)
   // CUDA, Save policy only: operands of the sequential backward kernel (§2.3's qg, kg).
   Tensor Qg;     // Q̂ = Q ⊙ Γ, [B, T, H, K]
+  Tensor Qlo;    // Q̂ − bf16(Q̂) in bf16 (gated variants): ∂H's Q̂ᵀ∂O uses both terms, [B, T, H, K]
   Tensor Kg;     // K̄ = K ⊙ e^{γ − G}, [B, T, H, K]
   Tensor gexp;   // e^γ of each chunk, [num_chunks, H, K]
 };

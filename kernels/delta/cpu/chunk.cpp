@@ -176,7 +176,14 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     round_bf16_if(p.round, Hr);
     round_bf16_if(p.round, dHr);
     std::vector<T> Y = cd.wy_rhs(), Qh = hadamard(cd.q, cd.gam), Kb = hadamard(cd.k, cd.gbar);
+    std::vector<T> Qh2 = Qh;  // ∂H's operand: Q̂ as two bf16 terms (hi + rounded remainder), as the kernels
     for (auto* x : {&Y, &Qh, &Kb}) round_bf16_if(p.round, *x);  // GEMM operands of the kernels
+    if (p.round) {
+      std::vector<T> lo(Qh2.size());
+      for (size_t i = 0; i < lo.size(); ++i) lo[i] = Qh2[i] - Qh[i];
+      round_bf16_if(true, lo);
+      for (size_t i = 0; i < lo.size(); ++i) Qh2[i] = Qh[i] + lo[i];
+    }
 
     // §3: ∂E = s Pᵀ∂O + K̄ ∂H⁺, ∂P = s tril(∂O Eᵀ), ∂Q̂ = s ∂O Hᵀ, ∂K̄ = E ∂H⁺ᵀ, ∂X = [−∂E Hᵀ | ∂E]
     std::vector<T> dE(size_t(m) * V), dP(size_t(m) * m), dQh(size_t(m) * K), dKb(size_t(m) * K);
@@ -208,7 +215,7 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     // ∂H = Diag(e^γ) ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E, the state cotangent entering the previous chunk
     for (int d = 0; d < K; ++d)
       for (int j = 0; j < V; ++j) dHp[size_t(d) * V + j] *= cd.glast[d];
-    local_gemm("bwd", "dH_out", K, V, m, s, Qh.data(), K, true, dOc.data(), V, false, T(1), dHp.data(), V);
+    local_gemm("bwd", "dH_out", K, V, m, s, Qh2.data(), K, true, dOc.data(), V, false, T(1), dHp.data(), V);
     local_gemm("bwd", "dH_wy", K, V, m, T(-1), X.data(), KV, true, dE.data(), V, false, T(1), dHp.data(), V);
 
     // WY part: ∂Y = [R_W | R_U], ∂A; then the key contractions D^r (row factor b⊙k), D^c (column key)

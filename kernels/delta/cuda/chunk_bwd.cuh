@@ -29,8 +29,9 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
 
 template <int VAR, int K, int V, int BV>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParams p) {
-  using L = SeqLayout<K, V, BV>;
-  using S = SeqStage<K, BV>;
+  constexpr bool kQlo = VT<VAR>::gated;  // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
+  using L = SeqLayout<K, V, BV, kQlo>;
+  using S = SeqStage<K, BV, kQlo>;
   using ST = StateTile<K, BV>;
   constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
   extern __shared__ __align__(16) char smem[];
@@ -84,6 +85,10 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     float tq[1][ST::NT][4];  // Q̂ᵀ ∂O, scaled by s below
     frag_zero(tq);
     warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, Qh, KP, dOs, BVP, sm0, sn0, 0, kChunk);
+    if constexpr (kQlo) {
+      const bf16_t* Qlo = reinterpret_cast<const bf16_t*>(st + S::tK4);
+      warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, Qlo, KP, dOs, BVP, sm0, sn0, 0, kChunk);
+    }
     __syncthreads();  // −∂E complete
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
     tile_for<ST::NT>(sm0, sn0, [&](int j, int e, int r, int) { dH[0][j][e] = gam[r] * dH[0][j][e] + p.scale * tq[0][j][e]; });

@@ -190,7 +190,10 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       qg *= __expf(G);
       kg *= __expf(gamma - G);
     }
-    p.Qg[baseK + int64_t(i) * strideK + d] = f2bf(qg);
+    const bf16_t qhi = f2bf(qg);
+    p.Qg[baseK + int64_t(i) * strideK + d] = qhi;
+    if constexpr (VT<VAR>::gated)
+      if (p.Qlo) p.Qlo[baseK + int64_t(i) * strideK + d] = f2bf(qg - bf2f(qhi));
     p.Kg[baseK + int64_t(i) * strideK + d] = f2bf(kg);
   }
   for (int d = threadIdx.x; d < K; d += kThreads)
@@ -241,14 +244,17 @@ struct StateTile {
 };
 
 // One pipeline stage: the tiles of one chunk, prefetched while the previous chunk is computed.
-template <int K, int BV>
+// QLO: also Q̂'s second bf16 term (the backward of the gated variants: ∂H's s Q̂ᵀ∂O with one bf16
+// term of Q̂ is the largest error in ∂S0; two terms carry about 16 bits).
+template <int K, int BV, bool QLO = false>
 struct SeqStage {
   static constexpr int KP = K + 8, BVP = BV + 8;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
   static constexpr size_t tK1 = 0;               // W (fwd and bwd)       bf16 [C][KP]
   static constexpr size_t tK2 = tK1 + tile_k;     // K̄                     bf16 [C][KP]
   static constexpr size_t tK3 = tK2 + tile_k;     // Q̂                     bf16 [C][KP]
-  static constexpr size_t tP = tK3 + tile_k;      // P                     bf16 [C][CP]
+  static constexpr size_t tK4 = tK3 + tile_k;     // Q̂ − bf16(Q̂) (QLO)     bf16 [C][KP]
+  static constexpr size_t tP = tK4 + (QLO ? tile_k : 0);  // P             bf16 [C][CP]
   static constexpr size_t tV = tP + align16(size_t(kChunk) * kCP * 2);  // U (fwd) / ∂O (bwd) slice bf16 [C][BVP]
   static constexpr size_t tG = tV + align16(size_t(kChunk) * BVP * 2);  // e^γ f32 [K]
   static constexpr size_t bytes = tG + align16(K * 4);
@@ -261,6 +267,7 @@ struct SeqStage {
     async_tile<kChunk, K * 2>(st + tK1, KP * 2, p.W + baseK, rowK, len);
     async_tile<kChunk, K * 2>(st + tK2, KP * 2, p.Kg + baseK, rowK, len);
     async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
+    if constexpr (QLO) async_tile<kChunk, K * 2>(st + tK4, KP * 2, p.Qlo + baseK, rowK, len);
     async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
     async_tile<kChunk, BV * 2>(st + tV, BVP * 2, vsrc + (int64_t(tok0) * p.H + h) * V + v0, rowV, len);
     async_tile<1, K * 4>(st + tG, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
@@ -268,13 +275,14 @@ struct SeqStage {
   }
 };
 
-template <int K, int V, int BV>
+template <int K, int V, int BV, bool QLO = false>
 struct SeqLayout {
-  using S = SeqStage<K, BV>;
+  using S = SeqStage<K, BV, QLO>;
   static constexpr size_t stage0 = 0, stage1 = S::bytes;
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
   static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
   static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
+  static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
 };
 
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs

@@ -50,6 +50,7 @@ struct DeltaParams {
   bf16_t* P = nullptr;     // [tok][H][C]
   bf16_t* Hs = nullptr;    // state entering each chunk [num_chunks][H][K][V]
   bf16_t* Qg = nullptr;    // Q̂ = Q ⊙ Γ [tok][H][K]
+  bf16_t* Qlo = nullptr;   // Q̂ − bf16(Q̂), rounded: Q̂'s second bf16 term, gated variants [tok][H][K]
   bf16_t* Kg = nullptr;    // K̄ = K ⊙ e^{γ − G} [tok][H][K]
   float* gexp = nullptr;   // e^γ per chunk [num_chunks][H][K]
   // forward outputs

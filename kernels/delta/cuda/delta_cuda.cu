@@ -151,6 +151,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   Tensor Hs = save ? Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s) : Tensor();
   Tensor P = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
   Tensor Qg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+  Tensor Qlo = save && has_gate(cfg.variant) ? Tensor::empty({B, T, H, K}, DType::BF16, dev, &s) : Tensor();
   Tensor Kg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
   Tensor gexp = Tensor::empty({std::max(ct.num_chunks, 1), H, K}, DType::F32, dev, &s);
   r.o = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
@@ -165,6 +166,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.Hs = ptr<bf16_t>(Hs);
   p.P = ptr<bf16_t>(P);
   p.Qg = ptr<bf16_t>(Qg);
+  p.Qlo = ptr<bf16_t>(Qlo);
   p.Kg = ptr<bf16_t>(Kg);
   p.gexp = ptr<float>(gexp);
   p.o = ptr<bf16_t>(r.o);
@@ -193,6 +195,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     sv.P = P;
     sv.Hs = Hs;
     sv.Qg = Qg;
+    sv.Qlo = Qlo;
     sv.Kg = Kg;
     sv.gexp = gexp;
   }
@@ -220,13 +223,14 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.Tinv = ptr<bf16_t>(sv.Tinv);
   const LaunchInfo li = launch_info(d, s);
 
-  Tensor W, U, E, P, Hs, Qg, Kg, gexp;
+  Tensor W, U, E, P, Hs, Qg, Qlo, Kg, gexp;
   if (sv.policy == Policy::Save) {
-    W = sv.W, U = sv.U, E = sv.E, P = sv.P, Hs = sv.Hs, Qg = sv.Qg, Kg = sv.Kg, gexp = sv.gexp;
-    REWY_CHECK(W.defined() && Qg.defined() && gexp.defined(),
+    W = sv.W, U = sv.U, E = sv.E, P = sv.P, Hs = sv.Hs, Qg = sv.Qg, Qlo = sv.Qlo, Kg = sv.Kg, gexp = sv.gexp;
+    REWY_CHECK(W.defined() && Qg.defined() && gexp.defined() && (Qlo.defined() || !has_gate(cfg.variant)),
                "backward: the Save policy's forward result lacks its saved tensors");
   } else {
     Qg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
+    if (has_gate(cfg.variant)) Qlo = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
     Kg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
     gexp = Tensor::empty({std::max(ct.num_chunks, 1), H, K}, DType::F32, dev, &s);
     W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
@@ -241,6 +245,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.P = ptr<bf16_t>(P);
   p.Hs = ptr<bf16_t>(Hs);
   p.Qg = ptr<bf16_t>(Qg);
+  p.Qlo = ptr<bf16_t>(Qlo);
   p.Kg = ptr<bf16_t>(Kg);
   p.gexp = ptr<float>(gexp);
 

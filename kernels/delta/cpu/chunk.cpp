@@ -76,7 +76,7 @@ void state_pass(const Problem<T>& p, const Dims& dims, int64_t n, int h, int64_t
     const int m = int(std::min<int64_t>(C, s1 - t0));
     if (!replay && p.gk != GateKind::None) gate_cumsum(p, t0, m, h, st.G);
     cd.load(p, t0, m, h, st.G);
-    const Gating<T> gt(cd);
+    const Gating<T> gt(cd, p.round);
 
     std::vector<T> Ti(size_t(m) * m);
     if (replay) {
@@ -161,7 +161,7 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     const int64_t t0 = s0 + c * C;
     const int m = int(std::min<int64_t>(C, s1 - t0));
     cd.load(p, t0, m, h, st.G);
-    const Gating<T> gt(cd);
+    const Gating<T> gt(cd, p.round);
     std::vector<T> Ti(size_t(m) * m), X(size_t(m) * KV), E(size_t(m) * V), P(size_t(m) * m), dOc(size_t(m) * V);
     load_square(st.Tinv, t0, m, H, h, C, Ti.data());
     load_square(st.P, t0, m, H, h, C, P.data());

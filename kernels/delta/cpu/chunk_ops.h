@@ -151,11 +151,12 @@ void gate_cumsum(const Problem<T>& p, int64_t t0, int n, int h, T* Gs) {
 // blocks referenced to the first row of the later sub-chunk (every factor <= 1), diagonal blocks
 // centred at the per-channel mid-range (factors <= e^{span/2}), or evaluated pair by pair when a
 // block's span/2 exceeds kMaxCentredExponent (only unbounded gates get there).
-// Each public method records one product, whatever its internals.
+// Each public method records one product, whatever its internals. `round` (the bf16 twin): the
+// scaled channel-gate operands are rounded to bf16, as the kernels' tensor-core operands are.
 template <typename T>
 class Gating {
  public:
-  explicit Gating(const ChunkData<T>& cd) : cd_(cd), n_(cd.n), K_(cd.K) {
+  explicit Gating(const ChunkData<T>& cd, bool round = false) : cd_(cd), n_(cd.n), K_(cd.K), round_(round) {
     if (cd.gk == GateKind::Channel) build_blocks();
   }
 
@@ -269,6 +270,7 @@ class Gating {
   std::vector<T> scaled(const T* X, const std::vector<T>& f, int rows) const {
     std::vector<T> r(size_t(rows) * K_);
     for (size_t i = 0; i < r.size(); ++i) r[i] = X[i] * f[i];
+    round_bf16_if(round_, r);
     return r;
   }
 
@@ -348,6 +350,7 @@ class Gating {
 
   const ChunkData<T>& cd_;
   int n_, K_;
+  bool round_;
   std::vector<Block> blocks_;
 };
 

@@ -37,68 +37,43 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
   extern __shared__ __align__(16) char smem[];
   bf16_t* dHb = reinterpret_cast<bf16_t*>(smem + L::Hb);
   bf16_t* dEn = reinterpret_cast<bf16_t*>(smem + L::Eb);  // −∂E: the Wᵀ∂E term enters ∂H negated
-
-  constexpr int NV = V / BV;
-  const int n = blockIdx.x / NV, v0 = (blockIdx.x % NV) * BV, h = blockIdx.y;
-  const int warp = threadIdx.x >> 5;
+  const SeqBlock<K, V, BV> b;
   const int64_t strideV = int64_t(p.H) * V;
-  const int sm0 = ST::m0(), sn0 = ST::n0();
-  const int em0 = 16 * (warp & 3), en0 = (BV / 2) * (warp >> 2);
 
   float dH[1][ST::NT][4];
-  frag_zero(dH);
-  if (p.dht) {
-    const float* src = p.dht + (int64_t(n) * p.H + h) * K * V + v0;
-    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { x = src[int64_t(r) * V + cc]; });
-  }
-  const int c_begin = p.seq_chunk[n], c_end = p.seq_chunk[n + 1];
-  if (c_begin < c_end) S::prefetch(smem + L::stage0, p, c_end - 1, h, v0, V, p.dout);
-  for (int c = c_end - 1; c >= c_begin; --c) {
-    char* st = smem + ((c_end - 1 - c) & 1 ? L::stage1 : L::stage0);
-    if (c - 1 >= c_begin) {
-      S::prefetch(smem + ((c_end - c) & 1 ? L::stage1 : L::stage0), p, c - 1, h, v0, V, p.dout);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    const bf16_t* Ws = reinterpret_cast<const bf16_t*>(st + S::tK1);
-    const bf16_t* Kb = reinterpret_cast<const bf16_t*>(st + S::tK2);
-    const bf16_t* Qh = reinterpret_cast<const bf16_t*>(st + S::tK3);
-    const bf16_t* Pb = reinterpret_cast<const bf16_t*>(st + S::tP);
-    const bf16_t* dOs = reinterpret_cast<const bf16_t*>(st + S::tV);
-    const float* gam = reinterpret_cast<const float*>(st + S::tG);
+  b.load_state(dH, p.dht, p.H);
+  seq_chunk_loop<S, true>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.dout, [&](int c, const char* st) {
+    const typename S::Tiles t = S::tiles(st);
+    const bf16_t* dOs = t.vs;
     const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-    const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
-    frag_store_bf16(dH, dHb, BVP, sm0, sn0);
-    if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + h) * K * V + v0, V, sm0, sn0, K);
+    const int64_t baseV = (int64_t(tok0) * p.H + b.h) * V + b.v0;
+    frag_store_bf16(dH, dHb, BVP, b.sm0, b.sn0);
+    if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + b.h) * K * V + b.v0, V, b.sm0, b.sn0, K);
     __syncthreads();  // stage tiles landed for every thread; ∂H⁺ snapshot complete
     {  // ∂E = s Pᵀ ∂O + K̄ ∂H⁺
       float acc[1][NE][4];
       frag_zero(acc);
-      warp_mma<1, NE, Lay::ColMajor, Lay::RowMajor>(acc, Pb, kCP, dOs, BVP, em0, en0, 0, kChunk);
-      frag_for_each(acc, em0, en0, [&](int, int, float& x) { x *= p.scale; });
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, Kb, KP, dHb, BVP, em0, en0, 0, K);
-      frag_store_global(acc, p.dE + baseV, strideV, em0, en0, len);
-      frag_for_each(acc, em0, en0, [&](int, int, float& x) { x = -x; });
-      frag_store_bf16(acc, dEn, BVP, em0, en0);
+      warp_mma<1, NE, Lay::ColMajor, Lay::RowMajor>(acc, t.P, kCP, dOs, BVP, b.em0, b.en0, 0, kChunk);
+      frag_for_each(acc, b.em0, b.en0, [&](int, int, float& x) { x *= p.scale; });
+      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, t.Kb, KP, dHb, BVP, b.em0, b.en0, 0, K);
+      frag_store_global(acc, p.dE + baseV, strideV, b.em0, b.en0, len);
+      frag_for_each(acc, b.em0, b.en0, [&](int, int, float& x) { x = -x; });
+      frag_store_bf16(acc, dEn, BVP, b.em0, b.en0);
     }
     float tq[1][ST::NT][4];  // Q̂ᵀ ∂O, scaled by s below
     frag_zero(tq);
-    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, Qh, KP, dOs, BVP, sm0, sn0, 0, kChunk);
-    if constexpr (kQlo) {
-      const bf16_t* Qlo = reinterpret_cast<const bf16_t*>(st + S::tK4);
-      warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, Qlo, KP, dOs, BVP, sm0, sn0, 0, kChunk);
-    }
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qh, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
+    if constexpr (kQlo)
+      warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qlo, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // −∂E complete
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
-    tile_for<ST::NT>(sm0, sn0, [&](int j, int e, int r, int) { dH[0][j][e] = gam[r] * dH[0][j][e] + p.scale * tq[0][j][e]; });
-    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, Ws, KP, dEn, BVP, sm0, sn0, 0, kChunk);
+    tile_for<ST::NT>(b.sm0, b.sn0, [&](int j, int e, int r, int) {
+      dH[0][j][e] = t.gam[r] * dH[0][j][e] + p.scale * tq[0][j][e];
+    });
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, t.W, KP, dEn, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // this stage, ∂H⁺ and −∂E buffers are free for the next chunk
-  }
-  if (p.dh0) {
-    float* dst = p.dh0 + (int64_t(n) * p.H + h) * K * V + v0;
-    frag_for_each(dH, sm0, sn0, [&](int r, int cc, float& x) { dst[int64_t(r) * V + cc] = x; });
-  }
+  });
+  b.store_state(dH, p.dh0, p.H);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -93,6 +93,18 @@ __device__ __forceinline__ float yw_coef(const float* betas, const bf16_t* bs, c
   else return bf2f(bs[i * (K + 8) + d]) * __expf(Gs[i * K + d]);
 }
 
+// out[r < len] = 𝒯 Y for an N-wide right-hand side Y [C][ldy] (warps: 4 row blocks × 2 column halves).
+template <int N>
+__device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t* Y, int ldy, bf16_t* out, int64_t stride,
+                                                 int len) {
+  constexpr int NT = N / 16;
+  const int warp = threadIdx.x >> 5, m0 = 16 * (warp & 3), n0 = (N / 2) * (warp >> 2);
+  float acc[1][NT][4];
+  frag_zero(acc);
+  warp_mma<1, NT, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, Y, ldy, m0, n0, 0, kChunk);
+  frag_store_global(acc, out, stride, m0, n0, len);
+}
+
 template <int VAR, int K, int V, int MODE>
 __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) {
   using L = PrepLayout<VAR, K, V, MODE>;
@@ -114,7 +126,6 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
 
   const int c = blockIdx.x, h = blockIdx.y;
   const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-  const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V, strideC = int64_t(p.H) * kChunk;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
   const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk;
@@ -213,22 +224,8 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   }
   tiles_landed();
 
-  {  // W = 𝒯 Y_W
-    constexpr int NT = K / 16;
-    float acc[1][NT][4];
-    frag_zero(acc);
-    const int m0 = 16 * (warp & 3), n0 = (K / 2) * (warp >> 2);
-    warp_mma<1, NT, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, KR, KP, m0, n0, 0, kChunk);
-    frag_store_global(acc, p.W + baseK, strideK, m0, n0, len);
-  }
-  {  // U = 𝒯 Y_U
-    constexpr int NT = V / 16;
-    float acc[1][NT][4];
-    frag_zero(acc);
-    const int m0 = 16 * (warp & 3), n0 = (V / 2) * (warp >> 2);
-    warp_mma<1, NT, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, YU, VP, m0, n0, 0, kChunk);
-    frag_store_global(acc, p.U + baseV, strideV, m0, n0, len);
-  }
+  tinv_apply_store<K>(Tb, KR, KP, p.W + baseK, strideK, len);  // W = 𝒯 Y_W
+  tinv_apply_store<V>(Tb, YU, VP, p.U + baseV, strideV, len);  // U = 𝒯 Y_U
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -259,6 +256,16 @@ struct SeqStage {
   static constexpr size_t tG = tV + align16(size_t(kChunk) * BVP * 2);  // e^γ f32 [K]
   static constexpr size_t bytes = tG + align16(K * 4);
 
+  // The tiles of a landed stage.
+  struct Tiles {
+    const bf16_t *W, *Kb, *Qh, *Qlo, *P, *vs;  // vs: U (fwd) or ∂O (bwd)
+    const float* gam;
+  };
+  __device__ static Tiles tiles(const char* st) {
+    auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(st + off); };
+    return {bf(tK1), bf(tK2), bf(tK3), QLO ? bf(tK4) : nullptr, bf(tP), bf(tV), reinterpret_cast<const float*>(st + tG)};
+  }
+
   // Issues the cp.async copies of chunk c's tiles into stage memory `st`.
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, int h, int v0, int V, const bf16_t* vsrc) {
     const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
@@ -285,6 +292,49 @@ struct SeqLayout {
   static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
 };
 
+// Where a sequential kernel's block works: sequence n, head h, V-slice [v0, v0 + BV); the warp's
+// tile of the K×BV state (sm0, sn0) and of the C×BV chunk operands (em0, en0).
+template <int K, int V, int BV>
+struct SeqBlock {
+  int n, h, v0, sm0, sn0, em0, en0;
+  __device__ SeqBlock()
+      : n(blockIdx.x / (V / BV)), h(blockIdx.y), v0((blockIdx.x % (V / BV)) * BV), sm0(StateTile<K, BV>::m0()),
+        sn0(StateTile<K, BV>::n0()), em0(16 * ((threadIdx.x >> 5) & 3)), en0((BV / 2) * (threadIdx.x >> 7)) {}
+  // This block's slice of a [N][H][K][V] state tensor.
+  template <class T>
+  __device__ T* state(T* base, int H) const { return base + (int64_t(n) * H + h) * K * V + v0; }
+  // Loads (src non-null) or zeroes the warp's fragment of the state slice.
+  template <int NT>
+  __device__ void load_state(float (&acc)[1][NT][4], const float* src, int H) const {
+    frag_zero(acc);
+    if (src) frag_for_each(acc, sm0, sn0, [&](int r, int cc, float& x) { x = state(src, H)[int64_t(r) * V + cc]; });
+  }
+  template <int NT>
+  __device__ void store_state(float (&acc)[1][NT][4], float* dst, int H) const {
+    if (dst) frag_for_each(acc, sm0, sn0, [&](int r, int cc, float& x) { state(dst, H)[int64_t(r) * V + cc] = x; });
+  }
+};
+
+// The chunk loop of the sequential kernels: body(c, stage) for the chunks c of sequence n in order
+// (REVERSE: last to first), the following chunk's tiles prefetched into the other stage with
+// cp.async while body runs. body must end with a block barrier (its stage is refilled next).
+template <class S, bool REVERSE, class Body>
+__device__ __forceinline__ void seq_chunk_loop(char* stage0, char* stage1, const DeltaParams& p, int n, int h, int v0,
+                                               int V, const bf16_t* vsrc, Body&& body) {
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  auto chunk = [&](int i) { return REVERSE ? c_begin + count - 1 - i : c_begin + i; };
+  if (count > 0) S::prefetch(stage0, p, chunk(0), h, v0, V, vsrc);
+  for (int i = 0; i < count; ++i) {
+    if (i + 1 < count) {
+      S::prefetch((i + 1) & 1 ? stage1 : stage0, p, chunk(i + 1), h, v0, V, vsrc);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    body(chunk(i), i & 1 ? stage1 : stage0);
+  }
+}
+
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -296,65 +346,39 @@ __global__ void __launch_bounds__(kThreads, 1) state_fwd_kernel(const DeltaParam
   extern __shared__ __align__(16) char smem[];
   bf16_t* Hb = reinterpret_cast<bf16_t*>(smem + L::Hb);
   bf16_t* Eb = reinterpret_cast<bf16_t*>(smem + L::Eb);
-
-  constexpr int NV = V / BV;
-  const int n = blockIdx.x / NV, v0 = (blockIdx.x % NV) * BV, h = blockIdx.y;
-  const int warp = threadIdx.x >> 5;
+  const SeqBlock<K, V, BV> b;
   const int64_t strideV = int64_t(p.H) * V;
-  const int sm0 = ST::m0(), sn0 = ST::n0();
-  const int em0 = 16 * (warp & 3), en0 = (BV / 2) * (warp >> 2);
 
   float Hacc[1][ST::NT][4];
-  frag_zero(Hacc);
-  if (p.h0) {
-    const float* src = p.h0 + (int64_t(n) * p.H + h) * K * V + v0;
-    frag_for_each(Hacc, sm0, sn0, [&](int r, int cc, float& x) { x = src[int64_t(r) * V + cc]; });
-  }
-  const int c_begin = p.seq_chunk[n], c_end = p.seq_chunk[n + 1];
-  if (c_begin < c_end) S::prefetch(smem + L::stage0, p, c_begin, h, v0, V, p.U);
-  for (int c = c_begin; c < c_end; ++c) {
-    char* st = smem + ((c - c_begin) & 1 ? L::stage1 : L::stage0);
-    if (c + 1 < c_end) {
-      S::prefetch(smem + ((c + 1 - c_begin) & 1 ? L::stage1 : L::stage0), p, c + 1, h, v0, V, p.U);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    const bf16_t* Ws = reinterpret_cast<const bf16_t*>(st + S::tK1);
-    const bf16_t* Kb = reinterpret_cast<const bf16_t*>(st + S::tK2);
-    const bf16_t* Qh = reinterpret_cast<const bf16_t*>(st + S::tK3);
-    const bf16_t* Pb = reinterpret_cast<const bf16_t*>(st + S::tP);
-    const bf16_t* Us = reinterpret_cast<const bf16_t*>(st + S::tV);
-    const float* gam = reinterpret_cast<const float*>(st + S::tG);
+  b.load_state(Hacc, p.h0, p.H);
+  seq_chunk_loop<S, false>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.U, [&](int c, const char* st) {
+    const typename S::Tiles t = S::tiles(st);
     const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-    const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
-    frag_store_bf16(Hacc, Hb, BVP, sm0, sn0);
-    if constexpr (STORE) frag_store_global(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0, V, sm0, sn0, K);
+    const int64_t baseV = (int64_t(tok0) * p.H + b.h) * V + b.v0;
+    frag_store_bf16(Hacc, Hb, BVP, b.sm0, b.sn0);
+    if constexpr (STORE) frag_store_global(Hacc, p.Hs + (int64_t(c) * p.H + b.h) * K * V + b.v0, V, b.sm0, b.sn0, K);
     __syncthreads();  // stage tiles landed for every thread; Hb complete
     float acc[1][NE][4], out[1][NE][4];
     frag_zero(acc);  // E = U − W H
-    warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, Ws, KP, Hb, BVP, em0, en0, 0, K);
-    frag_for_each(acc, em0, en0, [&](int r, int cc, float& x) { x = bf2f(Us[r * BVP + cc]) - x; });
-    frag_store_bf16(acc, Eb, BVP, em0, en0);
-    if constexpr (STORE) frag_store_global(acc, p.E + baseV, strideV, em0, en0, len);
+    warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, t.W, KP, Hb, BVP, b.em0, b.en0, 0, K);
+    frag_for_each(acc, b.em0, b.en0, [&](int r, int cc, float& x) { x = bf2f(t.vs[r * BVP + cc]) - x; });
+    frag_store_bf16(acc, Eb, BVP, b.em0, b.en0);
+    if constexpr (STORE) frag_store_global(acc, p.E + baseV, strideV, b.em0, b.en0, len);
     if constexpr (OUTPUT) {
       frag_zero(out);
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(out, Qh, KP, Hb, BVP, em0, en0, 0, K);
+      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(out, t.Qh, KP, Hb, BVP, b.em0, b.en0, 0, K);
     }
     __syncthreads();  // E complete
     if constexpr (OUTPUT) {  // O = s (Q̂ H + P E)
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(out, Pb, kCP, Eb, BVP, em0, en0, 0, kChunk);
-      frag_store_global(out, p.o + baseV, strideV, em0, en0, len, p.scale);
+      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(out, t.P, kCP, Eb, BVP, b.em0, b.en0, 0, kChunk);
+      frag_store_global(out, p.o + baseV, strideV, b.em0, b.en0, len, p.scale);
     }
     // H ← e^γ ⊙ H + K̄ᵀ E
-    frag_for_each(Hacc, sm0, sn0, [&](int r, int, float& x) { x *= gam[r]; });
-    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(Hacc, Kb, KP, Eb, BVP, sm0, sn0, 0, kChunk);
+    frag_for_each(Hacc, b.sm0, b.sn0, [&](int r, int, float& x) { x *= t.gam[r]; });
+    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(Hacc, t.Kb, KP, Eb, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // this stage, Hb and Eb are free for the next chunk
-  }
-  if (p.ht) {
-    float* dst = p.ht + (int64_t(n) * p.H + h) * K * V + v0;
-    frag_for_each(Hacc, sm0, sn0, [&](int r, int cc, float& x) { dst[int64_t(r) * V + cc] = x; });
-  }
+  });
+  b.store_state(Hacc, p.ht, p.H);
 }
 
 }  // namespace rewy::delta::cuda_impl

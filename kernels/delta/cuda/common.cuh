@@ -77,18 +77,7 @@ constexpr size_t cmax(size_t a, size_t b) { return a > b ? a : b; }
 template <int MT, int NT>
 __device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4], bf16_t* dst, int64_t row_stride, int m0,
                                                   int n0, int valid, float alpha = 1.f) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = m0 + 16 * i + g + 8 * h, c = n0 + 8 * j + 2 * t;
-        if (r < valid)
-          *reinterpret_cast<__nv_bfloat162*>(dst + r * row_stride + c) =
-              __floats2bfloat162_rn(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
-      }
+  frag_store_rows(acc, dst, row_stride, m0, n0, valid, alpha);
 }
 
 // Asynchronous global->shared copies (cp.async, 16 bytes; src_bytes 0 writes zeros).

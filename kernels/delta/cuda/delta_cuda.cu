@@ -124,6 +124,39 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
   return c;
 }
 
+// The intermediates the kernels pass between them, held in a Saved: W, U, P, Q̂, K̄, e^γ always;
+// with_states (the Save policy's forward, the Recompute backward's replay) also E, the state
+// snapshots Hs and, for gated variants, Q̂'s second bf16 term (state_bwd reads it).
+void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
+                            const Device& dev, const Stream& s) {
+  const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
+  auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
+  m.W = bf16({B, T, H, K});
+  m.U = bf16({B, T, H, V});
+  m.P = bf16({B, T, H, kChunk});
+  m.Qg = bf16({B, T, H, K});
+  m.Kg = bf16({B, T, H, K});
+  m.gexp = Tensor::empty({NC, H, K}, DType::F32, dev, &s);
+  if (with_states) {
+    m.E = bf16({B, T, H, V});
+    m.Hs = bf16({NC, H, K, V});
+    if (has_gate(cfg.variant)) m.Qlo = bf16({B, T, H, K});
+  }
+}
+
+void bind_intermediates(DeltaParams& p, const Saved& m) {
+  p.Tinv = ptr<bf16_t>(m.Tinv);
+  p.W = ptr<bf16_t>(m.W);
+  p.U = ptr<bf16_t>(m.U);
+  p.E = ptr<bf16_t>(m.E);
+  p.P = ptr<bf16_t>(m.P);
+  p.Hs = ptr<bf16_t>(m.Hs);
+  p.Qg = ptr<bf16_t>(m.Qg);
+  p.Qlo = ptr<bf16_t>(m.Qlo);
+  p.Kg = ptr<bf16_t>(m.Kg);
+  p.gexp = ptr<float>(m.gexp);
+}
+
 float resolve_scale(const Config& cfg, const Dims& d) {
   return cfg.scale != 0.0 ? float(cfg.scale) : float(1.0 / std::sqrt(double(d.K)));
 }
@@ -138,37 +171,19 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
   const ChunkTable ct = make_chunk_table(d, dev, s);
-  const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V;
 
   ForwardResult r;
   Saved& sv = r.saved;
   sv.policy = cfg.policy;
   const bool save = cfg.policy == Policy::Save;
-  sv.Tinv = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
-  Tensor W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-  Tensor U = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-  Tensor E = save ? Tensor::empty({B, T, H, V}, DType::BF16, dev, &s) : Tensor();
-  Tensor Hs = save ? Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s) : Tensor();
-  Tensor P = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
-  Tensor Qg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-  Tensor Qlo = save && has_gate(cfg.variant) ? Tensor::empty({B, T, H, K}, DType::BF16, dev, &s) : Tensor();
-  Tensor Kg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-  Tensor gexp = Tensor::empty({std::max(ct.num_chunks, 1), H, K}, DType::F32, dev, &s);
-  r.o = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-  if (cfg.output_final_state) r.ht = Tensor::empty({d.N, H, K, V}, DType::F32, dev, &s);
+  sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+  allocate_intermediates(sv, cfg, d, ct, save, dev, s);
+  r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
+  if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   Tensor err = Tensor::zeros({1}, DType::I32, dev, &s);
 
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
-  p.Tinv = ptr<bf16_t>(sv.Tinv);
-  p.W = ptr<bf16_t>(W);
-  p.U = ptr<bf16_t>(U);
-  p.E = ptr<bf16_t>(E);
-  p.Hs = ptr<bf16_t>(Hs);
-  p.P = ptr<bf16_t>(P);
-  p.Qg = ptr<bf16_t>(Qg);
-  p.Qlo = ptr<bf16_t>(Qlo);
-  p.Kg = ptr<bf16_t>(Kg);
-  p.gexp = ptr<float>(gexp);
+  bind_intermediates(p, sv);
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
   p.error_flag = ptr<int>(err);
@@ -188,16 +203,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
              "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
              "kernels do not support such gates; use --device cpu",
              name(cfg.variant));
-  if (save) {
-    sv.W = W;
-    sv.U = U;
-    sv.E = E;
-    sv.P = P;
-    sv.Hs = Hs;
-    sv.Qg = Qg;
-    sv.Qlo = Qlo;
-    sv.Kg = Kg;
-    sv.gexp = gexp;
+  if (!save) {  // Recompute keeps 𝒯 only; the backward's replay rebuilds the rest
+    const Tensor Tinv = sv.Tinv;
+    sv = Saved{};
+    sv.policy = cfg.policy;
+    sv.Tinv = Tinv;
   }
   return r;
 }
@@ -220,34 +230,18 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   const Tensor dO = dout.contiguous(&s);
   const Tensor dHT = dht.defined() ? dht.contiguous(&s) : Tensor();
-  p.Tinv = ptr<bf16_t>(sv.Tinv);
   const LaunchInfo li = launch_info(d, s);
 
-  Tensor W, U, E, P, Hs, Qg, Qlo, Kg, gexp;
+  Saved replay;  // Recompute: the replay's intermediates
   if (sv.policy == Policy::Save) {
-    W = sv.W, U = sv.U, E = sv.E, P = sv.P, Hs = sv.Hs, Qg = sv.Qg, Qlo = sv.Qlo, Kg = sv.Kg, gexp = sv.gexp;
-    REWY_CHECK(W.defined() && Qg.defined() && gexp.defined() && (Qlo.defined() || !has_gate(cfg.variant)),
+    REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.Qg.defined() && sv.gexp.defined() &&
+                   (sv.Qlo.defined() || !has_gate(cfg.variant)),
                "backward: the Save policy's forward result lacks its saved tensors");
   } else {
-    Qg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-    if (has_gate(cfg.variant)) Qlo = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-    Kg = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-    gexp = Tensor::empty({std::max(ct.num_chunks, 1), H, K}, DType::F32, dev, &s);
-    W = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
-    U = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-    E = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-    P = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
-    Hs = Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
+    replay.Tinv = sv.Tinv;
+    allocate_intermediates(replay, cfg, d, ct, true, dev, s);
   }
-  p.W = ptr<bf16_t>(W);
-  p.U = ptr<bf16_t>(U);
-  p.E = ptr<bf16_t>(E);
-  p.P = ptr<bf16_t>(P);
-  p.Hs = ptr<bf16_t>(Hs);
-  p.Qg = ptr<bf16_t>(Qg);
-  p.Qlo = ptr<bf16_t>(Qlo);
-  p.Kg = ptr<bf16_t>(Kg);
-  p.gexp = ptr<float>(gexp);
+  bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
 
   Grads gr;
   gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);

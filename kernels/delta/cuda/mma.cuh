@@ -102,32 +102,46 @@ __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* 
   }
 }
 
+// Visits the warp's MT×NT accumulator tile at (m0, n0) by column pairs: f(i, j, h, row, col) for
+// the entries acc[i][j][2h] at (row, col) and acc[i][j][2h + 1] at (row, col + 1).
+template <int MT, int NT, class F>
+__device__ __forceinline__ void frag_visit_pairs(int m0, int n0, F&& f) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) f(i, j, h, m0 + 16 * i + g + 8 * h, n0 + 8 * j + 2 * t);
+}
+
 // Calls f(row, col, value&) for every accumulator element of the warp's tile at (m0, n0).
 template <int MT, int NT, class F>
 __device__ __forceinline__ void frag_for_each(float (&acc)[MT][NT][4], int m0, int n0, F&& f) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) f(m0 + 16 * i + g + (e >> 1) * 8, n0 + 8 * j + 2 * t + (e & 1), acc[i][j][e]);
+  frag_visit_pairs<MT, NT>(m0, n0, [&](int i, int j, int h, int r, int c) {
+    f(r, c, acc[i][j][2 * h]);
+    f(r, c + 1, acc[i][j][2 * h + 1]);
+  });
 }
 
-// Stores the warp's tile as bf16 at dst[row * ld + col] (adjacent column pairs as one 32-bit store).
+// Stores rows r < valid of the warp's tile as bf16 at dst[r * ld + c], times alpha (adjacent
+// column pairs as one 32-bit store); dst is shared or global memory.
+template <int MT, int NT, class Index>
+__device__ __forceinline__ void frag_store_rows(const float (&acc)[MT][NT][4], bf16_t* dst, Index ld, int m0, int n0,
+                                                int valid, float alpha) {
+  frag_visit_pairs<MT, NT>(m0, n0, [&](int i, int j, int h, int r, int c) {
+    if (r < valid)
+      *reinterpret_cast<__nv_bfloat162*>(dst + r * ld + c) =
+          __floats2bfloat162_rn(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
+  });
+}
+
+// Stores the warp's whole tile as bf16 in shared memory at dst[row * ld + col].
 template <int MT, int NT>
 __device__ __forceinline__ void frag_store_bf16(const float (&acc)[MT][NT][4], bf16_t* dst, int ld, int m0, int n0) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = m0 + 16 * i + g + 8 * h, c = n0 + 8 * j + 2 * t;
-        *reinterpret_cast<__nv_bfloat162*>(dst + r * ld + c) =
-            __floats2bfloat162_rn(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-      }
+  frag_visit_pairs<MT, NT>(m0, n0, [&](int i, int j, int h, int r, int c) {
+    *reinterpret_cast<__nv_bfloat162*>(dst + r * ld + c) = __floats2bfloat162_rn(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+  });
 }
 
 }  // namespace rewy::delta::cuda_impl

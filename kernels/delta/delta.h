@@ -59,6 +59,9 @@ struct Config {
   // what a bf16 GPU pipeline computes up to fp32 accumulation order. Used to derive GPU error bars;
   // the exact list of rounding points is in docs/delta-cpu.md.
   bool round_to_bf16 = false;
+  // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
+  // slice): 0 picks by occupancy (32 when fewer than 132 CTAs of 64 would run, else 64); 32 or 64.
+  int state_slice = 0;
 };
 
 struct Inputs {

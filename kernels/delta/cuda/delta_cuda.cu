@@ -77,13 +77,13 @@ void check_cuda_inputs(const Config& cfg, const Dims& d, const Inputs& in) {
              "too many tokens for 32-bit chunk tables");
 }
 
-LaunchInfo launch_info(const Dims& d, const Stream& s) {
+LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s) {
   LaunchInfo li;
   li.stream = static_cast<cudaStream_t>(s.handle);
   li.K = int(d.K);
   li.V = int(d.V);
   // Narrower V-slices give the sequential kernels more CTAs when few (sequence, head) pairs exist.
-  li.bv = d.N * d.H * (d.V / 64) < 132 ? 32 : 64;
+  li.bv = cfg.state_slice ? cfg.state_slice : d.N * d.H * (d.V / 64) < 132 ? 32 : 64;
   return li;
 }
 
@@ -189,7 +189,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.error_flag = ptr<int>(err);
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) {
-      LaunchInfo li = launch_info(d, s);
+      LaunchInfo li = launch_info(cfg, d, s);
       li.store_state = save;
       launch_forward<decltype(vc)::value>(p, li);
     });
@@ -230,7 +230,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   const Tensor dO = dout.contiguous(&s);
   const Tensor dHT = dht.defined() ? dht.contiguous(&s) : Tensor();
-  const LaunchInfo li = launch_info(d, s);
+  const LaunchInfo li = launch_info(cfg, d, s);
 
   Saved replay;  // Recompute: the replay's intermediates
   if (sv.policy == Policy::Save) {

@@ -122,7 +122,8 @@ void launch_grad(const DeltaParams& p, cudaStream_t s) {
 template <int VAR, class F>
 void dispatch_dims(const LaunchInfo& li, F&& f) {
   auto with_bv = [&](auto kc, auto vc) {
-    if (li.bv == 32) f(kc, vc, std::integral_constant<int, 32>{});
+    if (li.bv == 16) f(kc, vc, std::integral_constant<int, 16>{});
+    else if (li.bv == 32) f(kc, vc, std::integral_constant<int, 32>{});
     else f(kc, vc, std::integral_constant<int, 64>{});
   };
   using I64 = std::integral_constant<int, 64>;

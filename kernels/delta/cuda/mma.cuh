@@ -34,6 +34,16 @@ __device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const bf16_t* p)
                : "r"(smem_addr(p)));
 }
 
+__device__ __forceinline__ void ldsm_x2(uint32_t (&r)[2], const bf16_t* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void ldsm_x2_trans(uint32_t (&r)[2], const bf16_t* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(smem_addr(p)));
+}
+
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -66,6 +76,15 @@ __device__ __forceinline__ void load_b_frag2(uint32_t (&b)[4], const bf16_t* p, 
   }
 }
 
+// B fragment of one n8 tile at (k0, n0) (lanes 0-15 address its two k-halves).
+template <Lay L>
+__device__ __forceinline__ void load_b_frag1(uint32_t (&b)[2], const bf16_t* p, int ld, int k0, int n0) {
+  const int lane = threadIdx.x & 31;
+  const int q = (lane >> 3) & 1, r = lane & 7;  // matrix q: k-half q
+  if constexpr (L == Lay::ColMajor) ldsm_x2(b, p + (n0 + r) * ld + k0 + q * 8);
+  else ldsm_x2_trans(b, p + (k0 + q * 8 + r) * ld + n0);
+}
+
 template <int MT, int NT>
 __device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
 #pragma unroll
@@ -78,18 +97,18 @@ __device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
 
 // acc[MT][NT] += A[m0 : m0 + 16 MT, k_begin : k_end] · B[k_begin : k_end, n0 : n0 + 8 NT].
 // Column tiles that start at or beyond n_limit are skipped (their accumulators stay as they are);
-// k_begin, k_end are multiples of 16. NT is even.
+// k_begin, k_end are multiples of 16. Tiles go in pairs; an odd NT's last tile goes alone.
 template <int MT, int NT, Lay LA, Lay LB>
 __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* A, int lda, const bf16_t* B, int ldb,
                                          int m0, int n0, int k_begin, int k_end, int n_limit = 1 << 30) {
-  static_assert(NT % 2 == 0, "NT must be even");
+  constexpr int NT2 = NT - NT % 2;  // tiles taken in pairs
 #pragma unroll 2
   for (int k0 = k_begin; k0 < k_end; k0 += 16) {
     uint32_t a[MT][4];
 #pragma unroll
     for (int i = 0; i < MT; ++i) load_a_frag<LA>(a[i], A, lda, m0 + 16 * i, k0);
 #pragma unroll
-    for (int j = 0; j < NT; j += 2) {
+    for (int j = 0; j < NT2; j += 2) {
       if (n0 + 8 * j >= n_limit) break;
       uint32_t b[4];
       load_b_frag2<LB>(b, B, ldb, k0, n0 + 8 * j);
@@ -97,6 +116,14 @@ __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* 
       for (int i = 0; i < MT; ++i) {
         mma_bf16_16816(acc[i][j], a[i], b[0], b[1]);
         mma_bf16_16816(acc[i][j + 1], a[i], b[2], b[3]);
+      }
+    }
+    if constexpr (NT % 2 == 1) {
+      if (n0 + 8 * NT2 < n_limit) {
+        uint32_t b[2];
+        load_b_frag1<LB>(b, B, ldb, k0, n0 + 8 * NT2);
+#pragma unroll
+        for (int i = 0; i < MT; ++i) mma_bf16_16816(acc[i][NT2], a[i], b[0], b[1]);
       }
     }
   }

@@ -1,0 +1,72 @@
+// One warpgroup's wgmma product on swizzled shared-memory tiles, for gpu_test_wgmma.
+#include <cuda_runtime.h>
+
+#include "engine/cuda/check_cuda.h"
+#include "kernels/delta/cuda/wgmma.cuh"
+#include "tests/cuda/wgmma_probe.h"
+
+namespace rewy::test {
+namespace {
+
+using delta::cuda_impl::bf16_t;
+namespace wg = delta::cuda_impl::wg;
+
+template <int N, int K>
+__global__ void __launch_bounds__(128) wgmma_tn_kernel(const bf16_t* A, const bf16_t* B, float* D, int twice) {
+  extern __shared__ char raw[];
+  const uint32_t pad = (1024 - (delta::cuda_impl::smem_addr(raw) & 1023)) & 1023;  // panels are 1024-aligned
+  bf16_t* As = reinterpret_cast<bf16_t*>(raw + pad);
+  bf16_t* Bs = As + 64 * K;  // 64·K·2 bytes: a multiple of 1024
+  for (int i = threadIdx.x; i < 64 * K; i += blockDim.x) As[wg::tile_offset<64>(i / K, i % K)] = A[i];
+  for (int i = threadIdx.x; i < N * K; i += blockDim.x) Bs[wg::tile_offset<N>(i / K, i % K)] = B[i];
+  wg::fence_smem_writes();
+  __syncthreads();
+  float acc[N / 2];
+  wg::gemm_tn<N, K>(acc, As, Bs, false);
+  if (twice) wg::gemm_tn<N, K>(acc, As, Bs, true);
+  wg::frag_for_each<N>(acc, [&](int r, int c, float& x) { D[r * N + c] = x; });
+}
+
+template <int N, int K>
+void launch(const bf16_t* A, const bf16_t* B, float* D, bool twice) {
+  const size_t smem = 1024 + size_t(64 + N) * K * 2;
+  CUDA_CHECK(cudaFuncSetAttribute(wgmma_tn_kernel<N, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  wgmma_tn_kernel<N, K><<<1, 128, smem>>>(A, B, D, twice ? 1 : 0);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+template <int K>
+void launch_n(int N, const bf16_t* A, const bf16_t* B, float* D, bool twice) {
+  switch (N) {
+    case 16: return launch<16, K>(A, B, D, twice);
+    case 32: return launch<32, K>(A, B, D, twice);
+    case 64: return launch<64, K>(A, B, D, twice);
+    case 128: return launch<128, K>(A, B, D, twice);
+  }
+  REWY_FAIL("wgmma probe: N must be 16, 32, 64 or 128, got {}", N);
+}
+
+}  // namespace
+
+std::vector<float> wgmma_tn(int N, int K, const std::vector<uint16_t>& A, const std::vector<uint16_t>& B, bool twice) {
+  REWY_CHECK(K == 64 || K == 128, "wgmma probe: K must be 64 or 128, got {}", K);
+  REWY_CHECK(A.size() == size_t(64) * K && B.size() == size_t(N) * K, "wgmma probe: operand sizes");
+  bf16_t *dA = nullptr, *dB = nullptr;
+  float* dD = nullptr;
+  CUDA_CHECK(cudaMalloc(&dA, A.size() * 2));
+  CUDA_CHECK(cudaMalloc(&dB, B.size() * 2));
+  CUDA_CHECK(cudaMalloc(&dD, size_t(64) * N * 4));
+  CUDA_CHECK(cudaMemcpy(dA, A.data(), A.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dB, B.data(), B.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(dD, 0xFF, size_t(64) * N * 4));  // NaN: an unwritten element cannot pass
+  if (K == 64) launch_n<64>(N, dA, dB, dD, twice);
+  else launch_n<128>(N, dA, dB, dD, twice);
+  std::vector<float> D(size_t(64) * N);
+  CUDA_CHECK(cudaMemcpy(D.data(), dD, D.size() * 4, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(dA));
+  CUDA_CHECK(cudaFree(dB));
+  CUDA_CHECK(cudaFree(dD));
+  return D;
+}
+
+}  // namespace rewy::test

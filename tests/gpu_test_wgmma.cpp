@@ -1,0 +1,57 @@
+// The wgmma building block of the part-2 kernels (kernels/delta/cuda/wgmma.cuh): one warpgroup's
+// A·Bᵀ on 128-byte-swizzled K-major shared-memory tiles, against a CPU product of the same bf16
+// values. Descriptor or layout mistakes give wrong numbers, not errors, so every width the kernels
+// use is checked, with overwrite and accumulate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "engine/device.h"
+#include "engine/dtype.h"
+
+#if REWY_WITH_CUDA
+#include "tests/cuda/wgmma_probe.h"
+#endif
+
+using namespace rewy;
+
+namespace {
+
+std::vector<uint16_t> random_bf16(size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> d;
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) x = bf16::from_float(d(rng));
+  return v;
+}
+
+}  // namespace
+
+TEST(GpuWgmma, SwizzledTnProductsMatchTheCpu) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if REWY_WITH_CUDA
+  std::mt19937 rng(std::random_device{}());
+  for (int K : {64, 128})
+    for (int N : {16, 32, 64, 128})
+      for (bool twice : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "N=" << N << " K=" << K << (twice ? " accumulate" : ""));
+        const std::vector<uint16_t> A = random_bf16(size_t(64) * K, rng), B = random_bf16(size_t(N) * K, rng);
+        const std::vector<float> D = test::wgmma_tn(N, K, A, B, twice);
+        double worst = 0, scale = 0;
+        for (int r = 0; r < 64; ++r)
+          for (int c = 0; c < N; ++c) {
+            double ref = 0;
+            for (int k = 0; k < K; ++k)
+              ref += double(bf16::to_float(A[size_t(r) * K + k])) * bf16::to_float(B[size_t(c) * K + k]);
+            if (twice) ref *= 2;
+            const double got = D[size_t(r) * N + c];
+            ASSERT_TRUE(std::isfinite(got)) << "D[" << r << "][" << c << "] not written";
+            worst = std::max(worst, std::abs(got - ref));
+            scale = std::max(scale, std::abs(ref));
+          }
+        // Exact bf16 products summed in fp32: K roundings of at most 2^-24 of the running sum.
+        EXPECT_LE(worst, 4.0 * K * 0x1p-24 * scale) << "worst abs error " << worst << " at scale " << scale;
+      }
+#endif
+}

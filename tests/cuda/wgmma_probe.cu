@@ -11,44 +11,70 @@ namespace {
 using delta::cuda_impl::bf16_t;
 namespace wg = delta::cuda_impl::wg;
 
-template <int N, int K>
-__global__ void __launch_bounds__(128) wgmma_tn_kernel(const bf16_t* A, const bf16_t* B, float* D, int twice) {
+using wg::Major;
+
+// A [64][K] and B [N][K] (logical, row-major in global memory) laid out as MA / MB tiles.
+template <int N, int K, Major MA, Major MB>
+__global__ void __launch_bounds__(128) wgmma_kernel(const bf16_t* A, const bf16_t* B, float* D, int twice) {
   extern __shared__ char raw[];
   const uint32_t pad = (1024 - (delta::cuda_impl::smem_addr(raw) & 1023)) & 1023;  // panels are 1024-aligned
   bf16_t* As = reinterpret_cast<bf16_t*>(raw + pad);
   bf16_t* Bs = As + 64 * K;  // 64·K·2 bytes: a multiple of 1024
-  for (int i = threadIdx.x; i < 64 * K; i += blockDim.x) As[wg::tile_offset<64>(i / K, i % K)] = A[i];
-  for (int i = threadIdx.x; i < N * K; i += blockDim.x) Bs[wg::tile_offset<N>(i / K, i % K)] = B[i];
+  for (int i = threadIdx.x; i < 64 * K; i += blockDim.x) {
+    const int m = i / K, k = i % K;
+    As[MA == Major::K ? wg::tile_offset<64>(m, k) : wg::tile_offset<K>(k, m)] = A[i];
+  }
+  for (int i = threadIdx.x; i < N * K; i += blockDim.x) {
+    const int n = i / K, k = i % K;
+    Bs[MB == Major::K ? wg::tile_offset<N>(n, k) : wg::tile_offset<K>(k, n)] = B[i];
+  }
   wg::fence_smem_writes();
   __syncthreads();
   float acc[N / 2];
-  wg::gemm_tn<N, K>(acc, As, Bs, false);
-  if (twice) wg::gemm_tn<N, K>(acc, As, Bs, true);
+  wg::gemm<N, K, MA, MB>(acc, As, Bs, false);
+  if (twice) wg::gemm<N, K, MA, MB>(acc, As, Bs, true);
   wg::frag_for_each<N>(acc, [&](int r, int c, float& x) { D[r * N + c] = x; });
 }
 
-template <int N, int K>
+template <int N, int K, Major MA, Major MB>
 void launch(const bf16_t* A, const bf16_t* B, float* D, bool twice) {
   const size_t smem = 1024 + size_t(64 + N) * K * 2;
-  CUDA_CHECK(cudaFuncSetAttribute(wgmma_tn_kernel<N, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  wgmma_tn_kernel<N, K><<<1, 128, smem>>>(A, B, D, twice ? 1 : 0);
+  auto* kernel = wgmma_kernel<N, K, MA, MB>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  kernel<<<1, 128, smem>>>(A, B, D, twice ? 1 : 0);
   CUDA_CHECK(cudaGetLastError());
 }
 
+template <int N, int K>
+void launch_majors(bool a_mn, bool b_mn, const bf16_t* A, const bf16_t* B, float* D, bool twice) {
+  if (!a_mn && !b_mn) return launch<N, K, Major::K, Major::K>(A, B, D, twice);
+  if (a_mn && !b_mn) return launch<N, K, Major::MN, Major::K>(A, B, D, twice);
+  if constexpr (N % 64 == 0) {
+    if (!a_mn) return launch<N, K, Major::K, Major::MN>(A, B, D, twice);
+    return launch<N, K, Major::MN, Major::MN>(A, B, D, twice);
+  }
+  REWY_FAIL("wgmma probe: an MN-major B needs N of 64 or 128, got {}", N);
+}
+
 template <int K>
-void launch_n(int N, const bf16_t* A, const bf16_t* B, float* D, bool twice) {
+void launch_n(int N, bool a_mn, bool b_mn, const bf16_t* A, const bf16_t* B, float* D, bool twice) {
   switch (N) {
-    case 16: return launch<16, K>(A, B, D, twice);
-    case 32: return launch<32, K>(A, B, D, twice);
-    case 64: return launch<64, K>(A, B, D, twice);
-    case 128: return launch<128, K>(A, B, D, twice);
+    case 16:
+      return launch_majors<16, K>(a_mn, b_mn, A, B, D, twice);
+    case 32:
+      return launch_majors<32, K>(a_mn, b_mn, A, B, D, twice);
+    case 64:
+      return launch_majors<64, K>(a_mn, b_mn, A, B, D, twice);
+    case 128:
+      return launch_majors<128, K>(a_mn, b_mn, A, B, D, twice);
   }
   REWY_FAIL("wgmma probe: N must be 16, 32, 64 or 128, got {}", N);
 }
 
 }  // namespace
 
-std::vector<float> wgmma_tn(int N, int K, const std::vector<uint16_t>& A, const std::vector<uint16_t>& B, bool twice) {
+std::vector<float> wgmma(int N, int K, bool a_mn, bool b_mn, const std::vector<uint16_t>& A,
+                         const std::vector<uint16_t>& B, bool twice) {
   REWY_CHECK(K == 64 || K == 128, "wgmma probe: K must be 64 or 128, got {}", K);
   REWY_CHECK(A.size() == size_t(64) * K && B.size() == size_t(N) * K, "wgmma probe: operand sizes");
   bf16_t *dA = nullptr, *dB = nullptr;
@@ -59,8 +85,10 @@ std::vector<float> wgmma_tn(int N, int K, const std::vector<uint16_t>& A, const 
   CUDA_CHECK(cudaMemcpy(dA, A.data(), A.size() * 2, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(dB, B.data(), B.size() * 2, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(dD, 0xFF, size_t(64) * N * 4));  // NaN: an unwritten element cannot pass
-  if (K == 64) launch_n<64>(N, dA, dB, dD, twice);
-  else launch_n<128>(N, dA, dB, dD, twice);
+  if (K == 64)
+    launch_n<64>(N, a_mn, b_mn, dA, dB, dD, twice);
+  else
+    launch_n<128>(N, a_mn, b_mn, dA, dB, dD, twice);
   std::vector<float> D(size_t(64) * N);
   CUDA_CHECK(cudaMemcpy(D.data(), dD, D.size() * 4, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(dA));

@@ -25,17 +25,6 @@ __device__ __forceinline__ int tile_offset(int r, int c) {
   return p * R * kPanel + r * kPanel + ((((cc >> 3) ^ (r & 7)) << 3) | (cc & 7));
 }
 
-// Matrix descriptor of a K-major, 128-byte-swizzled operand starting at p (a panel's first row,
-// advanced by 16·k elements for the k-th 16-column step).
-__device__ __forceinline__ uint64_t desc_k_sw128(const bf16_t* p) {
-  const uint32_t a = smem_addr(p);
-  uint64_t d = uint64_t((a & 0x3FFFF) >> 4);  // start address, 16-byte units (bits 0-13)
-  d |= uint64_t(1) << 16;                     // leading byte offset: unused for swizzled K-major
-  d |= uint64_t(1024 >> 4) << 32;             // stride byte offset: 8 rows × 128 bytes
-  d |= uint64_t(1) << 62;                     // layout: 128-byte swizzle
-  return d;
-}
-
 __device__ __forceinline__ void fence_operands() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
@@ -45,65 +34,104 @@ __device__ __forceinline__ void wait() {
 // Generic-proxy writes to shared memory (st.shared) become visible to wgmma's async proxy.
 __device__ __forceinline__ void fence_smem_writes() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
-// d (+)= A·Bᵀ for one k-step of 16: A 64×16 and B N×16, both K-major (descriptors a, b).
-// accumulate = 0 overwrites d.
+// Which dimension of an operand is contiguous in its tile: K (rows of A [M][K] or B [N][K]) or MN
+// (the operand stored as [K][M] or [K][N], rows of M or N elements; MN needs M, N >= 64 for the
+// 128-byte swizzle). Both use the tile_offset layout, with the tile's rows being M/N or K.
+enum class Major { K, MN };
+
+// Descriptor of a 128-byte-swizzled operand at p. K-major: 8-row groups 1024 bytes apart.
+// MN-major: 8-row (k) groups 1024 bytes apart (SBO), 64-element panels along MN panel_bytes apart (LBO).
+template <Major M>
+__device__ __forceinline__ uint64_t desc_sw128(const bf16_t* p, uint32_t panel_bytes) {
+  const uint32_t a = smem_addr(p);
+  uint64_t d = uint64_t((a & 0x3FFFF) >> 4);                                      // start address (bits 0-13)
+  d |= uint64_t(M == Major::K ? 1 : (panel_bytes >> 4) & 0x3FFF) << 16;           // leading byte offset
+  d |= uint64_t(1024 >> 4) << 32;                                                 // stride byte offset
+  d |= uint64_t(1) << 62;                                                         // 128-byte swizzle
+  return d;
+}
+
+// d (+)= op(A)·op(B) for one k-step of 16 (m64nNk16, bf16 in, fp32 accumulate); TA, TB = 1 for
+// MN-major operands. accumulate = 0 overwrites d.
 template <int N>
-__device__ __forceinline__ void mma_tn(float (&d)[N / 2], uint64_t a, uint64_t b, int accumulate);
+struct Mma;
 
 template <>
-__device__ __forceinline__ void mma_tn<16>(float (&d)[8], uint64_t a, uint64_t b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-      : "l"(a), "l"(b), "r"(accumulate)
-      : "memory");
-}
+struct Mma<16> {
+  template <int TA, int TB>
+  __device__ __forceinline__ static void run(float (&d)[8], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "l"(a), "l"(b), "r"(accumulate), "n"(TA), "n"(TB)
+        : "memory");
+  }
+};
 
 template <>
-__device__ __forceinline__ void mma_tn<32>(float (&d)[16], uint64_t a, uint64_t b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-      : "l"(a), "l"(b), "r"(accumulate)
-      : "memory");
-}
+struct Mma<32> {
+  template <int TA, int TB>
+  __device__ __forceinline__ static void run(float (&d)[16], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %19, %20;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "l"(a), "l"(b), "r"(accumulate), "n"(TA), "n"(TB)
+        : "memory");
+  }
+};
 
 template <>
-__device__ __forceinline__ void mma_tn<64>(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(a), "l"(b), "r"(accumulate)
-      : "memory");
-}
+struct Mma<64> {
+  template <int TA, int TB>
+  __device__ __forceinline__ static void run(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(a), "l"(b), "r"(accumulate), "n"(TA), "n"(TB)
+        : "memory");
+  }
+};
 
 template <>
-__device__ __forceinline__ void mma_tn<128>(float (&d)[64], uint64_t a, uint64_t b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(a), "l"(b), "r"(accumulate)
-      : "memory");
-}
+struct Mma<128> {
+  template <int TA, int TB>
+  __device__ __forceinline__ static void run(float (&d)[64], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(a), "l"(b), "r"(accumulate), "n"(TA), "n"(TB)
+        : "memory");
+  }
+};
 
-// acc (+)= A·Bᵀ over K: A [64][K] and B [N][K] swizzled K-major tiles (tile_offset layout), the
-// warpgroup's m64nN fragment in acc. Issues the K/16 products and waits for them.
-template <int N, int K>
-__device__ __forceinline__ void gemm_tn(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
+// acc (+)= A·B over K for one warpgroup: A is 64×K, B is K×N, each a 128-byte-swizzled tile in
+// the tile_offset layout: MA = K: A stored [64][K]; MA = MN: A stored [K][64]; MB = K: B stored
+// [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits.
+template <int N, int K, Major MA, Major MB>
+__device__ __forceinline__ void gemm(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
   static_assert(K % 16 == 0, "K is a multiple of 16");
+  static_assert(MB == Major::K || N % kPanel == 0, "an MN-major B needs N a multiple of 64");
   fence_operands();
 #pragma unroll
   for (int k = 0; k < K / 16; ++k) {
-    const int panel = k / 4, step = k % 4;
-    mma_tn<N>(acc, desc_k_sw128(A + panel * 64 * kPanel + step * 16), desc_k_sw128(B + panel * N * kPanel + step * 16),
-              accumulate || k > 0);
+    // K-major: the k-th 16 columns (panel k/4, 32 bytes per step inside it); MN-major: rows 16k..
+    const bf16_t* a = MA == Major::K ? A + (k / 4) * 64 * kPanel + (k % 4) * 16 : A + k * 16 * kPanel;
+    const bf16_t* b = MB == Major::K ? B + (k / 4) * N * kPanel + (k % 4) * 16 : B + k * 16 * kPanel;
+    Mma<N>::template run<MA == Major::MN, MB == Major::MN>(acc, desc_sw128<MA>(a, K * kPanel * 2),
+                                                          desc_sw128<MB>(b, K * kPanel * 2), accumulate || k > 0);
   }
   commit();
   wait<0>();
+}
+
+// The common case: both operands K-major (A [64][K], B [N][K]): acc (+)= A·Bᵀ.
+template <int N, int K>
+__device__ __forceinline__ void gemm_tn(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
+  gemm<N, K, Major::K, Major::K>(acc, A, B, accumulate);
 }
 
 // Calls f(row, col, value&) for every element of the warpgroup's m64nN fragment.

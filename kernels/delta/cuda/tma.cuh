@@ -1,0 +1,55 @@
+// Tensor Memory Accelerator (TMA) loads and mbarriers for the part-2 kernels.
+//
+// Host: make_token_map describes a token-major bf16 tensor [rows][H][D] (q, k, v, dO, ... as
+// [B·T][H][D]) for boxes of 64 tokens × 1 head × 64 channels with the 128-byte swizzle: one box
+// lands as one 64-row panel of wgmma.cuh's tile_offset layout (D = 128: two boxes, two panels).
+// Rows past the tensor's end arrive as zeros.
+// Device: one thread arms an mbarrier with the bytes to expect and issues the copies; every
+// consumer waits on the barrier's phase parity.
+#pragma once
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "kernels/delta/cuda/mma.cuh"
+
+namespace rewy::delta::cuda_impl::tma {
+
+// [rows][H][D] bf16 at base, D a multiple of 64; boxes of box_rows tokens × 1 head × 64 channels.
+CUtensorMap make_token_map(const void* base, int64_t rows, int64_t H, int64_t D, int box_rows = 64);
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+// Makes initialised barriers visible to the async proxy (TMA); then a block barrier.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` of transactions to come.
+__device__ __forceinline__ void mbar_arrive_expect(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// Copies the box at (channel c, head h, token row t) of `map` into shared memory at dst (1024-byte
+// aligned for the 128-byte swizzle), completing on bar.
+__device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, int c, int h, int t, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(h), "r"(t), "r"(smem_addr(bar))
+      : "memory");
+}
+
+}  // namespace rewy::delta::cuda_impl::tma

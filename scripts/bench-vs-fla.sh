@@ -13,6 +13,9 @@
 # FLA's three parts run in one Python process (bench/fla_session.py) so its autotuning is paid
 # once; TRITON_CACHE_DIR (default .triton-cache, kept on a warm machine) with
 # TRITON_CACHE_AUTOTUNING=1 keeps the tuned configurations for later calls.
+# OUT receives five files (ours.csv, acc.txt, fla_anchor.csv, fla_session.log with FLA's profile
+# and the per-draw SAME lines, side_by_side.txt); logs stay in BUILD (the device tool returns
+# only a few files).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${BUILD:-build-gpu}
@@ -36,7 +39,7 @@ fla_ops=$(echo "${FLA_OPS:-$ops}" | sed 's/deltanet/delta/')
 
 if [ "$shapes" != none ]; then
   "$build/bench/bench_delta" --ops "$ops" --shapes "$shapes" --policies "$policies" --gates "$gates" \
-    --samples "$samples" --csv "$out/ours.csv" 2>&1 | tee "$out/bench_delta.log"
+    --samples "$samples" --csv "$out/ours.csv" 2>&1 | tee "$build/bench_delta.log"
 fi
 acc_args=()
 if [ "${ACCURACY:-1}" = 1 ]; then  # ours against f64 and against the bf16 CPU twin (the 2x bar)
@@ -50,15 +53,13 @@ if [ "${FLA:-1}" = 1 ]; then
   [ "${ANCHOR:-1}" = 1 ] && [ "$shapes" != none ] || session+=(--anchor 0)
   PYTHONPATH="bench:$PYTHONPATH" timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_session.py "${session[@]}" 2>&1 |
     tee "$out/fla_session.log" | grep -vE "^(PROFILE|SAME) "
-  grep -E "^PROFILE" "$out/fla_session.log" >"$out/fla_profile.txt"
-  grep -E "^SAME " "$out/fla_session.log" >"$out/same_inputs.txt"
 fi
 [ -f "$out/ours.csv" ] || echo "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms" >"$out/ours.csv"
 [ -f "$out/fla_anchor.csv" ] || echo "op,B,T,H,D,policy,fwd_ms,bwd_ms,first_call_s,error" >"$out/fla_anchor.csv"
 {
   python3 bench/side_by_side.py --ours "$out/ours.csv" --fla "$out/fla_anchor.csv" "${acc_args[@]}"
-  if [ -s "$out/fla_profile.txt" ]; then
-    echo; echo "== FLA kernel profile (top kernels) =="; grep -E "total|^PROFILE  " "$out/fla_profile.txt" | head -80
+  if grep -qE "^PROFILE" "$out/fla_session.log" 2>/dev/null; then
+    echo; echo "== FLA kernel profile (top kernels) =="; grep -E "^PROFILE" "$out/fla_session.log" | grep -E "total|^PROFILE  " | head -80
   fi
   [ -f "$out/fla_session.log" ] && sed -n '/same-input accuracy summary/,$p' "$out/fla_session.log"
 } | tee "$out/side_by_side.txt"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/device.h"
-#include "engine/dtype.h"
+#include "tests/cuda/probe_util.h"
 
 #if REWY_WITH_CUDA
 #include "tests/cuda/tma_probe.h"
@@ -16,16 +16,9 @@
 
 using namespace rewy;
 
-namespace {
-
-std::vector<uint16_t> random_bf16(size_t n, std::mt19937& rng) {
-  std::normal_distribution<float> d;
-  std::vector<uint16_t> v(n);
-  for (auto& x : v) x = bf16::from_float(d(rng));
-  return v;
-}
-
-}  // namespace
+using test::bf16_value;
+using test::fp32_sum_bound;
+using test::random_bf16;
 
 TEST(GpuTma, TilesLandSwizzledAndZeroFilled) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
@@ -62,14 +55,14 @@ TEST(GpuTma, TmaTilesFeedAWarpgroupProduct) {
         double ref = 0;
         if (t0 + i < rows && t0 + j < rows)
           for (int c = 0; c < 128; ++c)
-            ref += double(bf16::to_float(Q[(size_t(t0 + i) * H + h) * 128 + c])) *
-                   bf16::to_float(K[(size_t(t0 + j) * H + h) * 128 + c]);
+            ref += bf16_value(Q[(size_t(t0 + i) * H + h) * 128 + c]) *
+                   bf16_value(K[(size_t(t0 + j) * H + h) * 128 + c]);
         const double got = P[size_t(i) * 64 + j];
         ASSERT_TRUE(std::isfinite(got)) << "P[" << i << "][" << j << "] not written";
         worst = std::max(worst, std::abs(got - ref));
         scale = std::max(scale, std::abs(ref));
       }
-    EXPECT_LE(worst, 4.0 * 128 * 0x1p-24 * scale) << "worst abs error " << worst << " at scale " << scale;
+    EXPECT_LE(worst, fp32_sum_bound(128, scale)) << "worst abs error " << worst << " at scale " << scale;
   }
 #endif
 }

@@ -1,5 +1,5 @@
 // The wgmma building block of the part-2 kernels (kernels/delta/cuda/wgmma.cuh): one warpgroup's
-// A·Bᵀ on 128-byte-swizzled K-major shared-memory tiles, against a CPU product of the same bf16
+// A·Bᵀ on 128-byte-swizzled K- or MN-major shared-memory tiles, against a CPU product of the same bf16
 // values. Descriptor or layout mistakes give wrong numbers, not errors, so every width the kernels
 // use is checked, with overwrite and accumulate.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/device.h"
-#include "engine/dtype.h"
+#include "tests/cuda/probe_util.h"
 
 #if REWY_WITH_CUDA
 #include "tests/cuda/wgmma_probe.h"
@@ -17,16 +17,9 @@
 
 using namespace rewy;
 
-namespace {
-
-std::vector<uint16_t> random_bf16(size_t n, std::mt19937& rng) {
-  std::normal_distribution<float> d;
-  std::vector<uint16_t> v(n);
-  for (auto& x : v) x = bf16::from_float(d(rng));
-  return v;
-}
-
-}  // namespace
+using test::bf16_value;
+using test::fp32_sum_bound;
+using test::random_bf16;
 
 // Every operand layout the kernels may use: A and B each K-major or MN-major (transposed tiles).
 TEST(GpuWgmma, SwizzledProductsMatchTheCpu) {
@@ -48,7 +41,7 @@ TEST(GpuWgmma, SwizzledProductsMatchTheCpu) {
             for (int c = 0; c < N; ++c) {
               double ref = 0;
               for (int k = 0; k < K; ++k)
-                ref += double(bf16::to_float(A[size_t(r) * K + k])) * bf16::to_float(B[size_t(c) * K + k]);
+                ref += bf16_value(A[size_t(r) * K + k]) * bf16_value(B[size_t(c) * K + k]);
               if (twice) ref *= 2;
               const double got = D[size_t(r) * N + c];
               ASSERT_TRUE(std::isfinite(got)) << "D[" << r << "][" << c << "] not written";
@@ -56,7 +49,7 @@ TEST(GpuWgmma, SwizzledProductsMatchTheCpu) {
               scale = std::max(scale, std::abs(ref));
             }
           // Exact bf16 products summed in fp32: K roundings of at most 2^-24 of the running sum.
-          EXPECT_LE(worst, 4.0 * K * 0x1p-24 * scale) << "worst abs error " << worst << " at scale " << scale;
+          EXPECT_LE(worst, fp32_sum_bound(K, scale)) << "worst abs error " << worst << " at scale " << scale;
         }
 #endif
 }

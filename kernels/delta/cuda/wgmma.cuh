@@ -53,6 +53,7 @@ __device__ __forceinline__ uint64_t desc_sw128(const bf16_t* p, uint32_t panel_b
 
 // d (+)= op(A)·op(B) for one k-step of 16 (m64nNk16, bf16 in, fp32 accumulate); TA, TB = 1 for
 // MN-major operands. accumulate = 0 overwrites d.
+// One specialisation per width N: inline asm spells out its N/2 accumulator operands.
 template <int N>
 struct Mma;
 

@@ -177,6 +177,10 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     round_bf16_if(p.round, dHr);
     std::vector<T> Y = cd.wy_rhs(), Qh = hadamard(cd.q, cd.gam), Kb = hadamard(cd.k, cd.gbar);
     std::vector<T> Qh2 = Qh;  // ∂H's operand: Q̂ as two bf16 terms (hi + rounded remainder), as the kernels
+    // ∂E's K̄ ∂H⁺: a bf16 K̄ operand for channel gates; scalar gates (and DeltaNet, K̄ = K) scale the
+    // rows of K ∂H⁺ by e^{γ−G} in fp32, so K̄ is not rounded there.
+    std::vector<T> KbE = Kb;
+    round_bf16_if(p.round && p.gk == GateKind::Channel, KbE);
     for (auto* x : {&Y, &Qh, &Kb}) round_bf16_if(p.round, *x);  // GEMM operands of the kernels
     if (p.round) {
       std::vector<T> lo(Qh2.size());
@@ -189,7 +193,7 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     std::vector<T> dE(size_t(m) * V), dP(size_t(m) * m), dQh(size_t(m) * K), dKb(size_t(m) * K);
     std::vector<T> dX(size_t(m) * KV);
     local_gemm("bwd", "dE_intra", m, V, m, s, P.data(), m, true, dOc.data(), V, false, T(0), dE.data(), V);
-    local_gemm("bwd", "dE_state", m, V, K, T(1), Kb.data(), K, false, dHr.data(), V, false, T(1), dE.data(), V);
+    local_gemm("bwd", "dE_state", m, V, K, T(1), KbE.data(), K, false, dHr.data(), V, false, T(1), dE.data(), V);
     round_bf16_if(p.round, dE);
     local_gemm("bwd", "dP", m, m, V, s, dOc.data(), V, false, E.data(), V, true, T(0), dP.data(), m);
     // The diagonal of ∂P (decay factor 1) goes straight to ∂q, ∂k; its two ∂G terms cancel exactly,

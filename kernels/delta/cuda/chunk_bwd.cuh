@@ -29,9 +29,10 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
 
 template <int VAR, int K, int V, int BV>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParams p) {
-  constexpr bool kQlo = VT<VAR>::gated;  // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
-  using L = SeqLayout<K, V, BV, kQlo>;
-  using S = SeqStage<K, BV, kQlo>;
+  constexpr bool kQlo = VT<VAR>::gated;         // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
+  constexpr bool kKraw = VT<VAR>::scalar_gate;  // K̄'s decay as a row factor in fp32
+  using L = SeqLayout<K, V, BV, kQlo, kKraw>;
+  using S = SeqStage<K, BV, kQlo, kKraw>;
   using ST = StateTile<K, BV>;
   constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
   extern __shared__ __align__(16) char smem[];
@@ -54,8 +55,18 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
       float acc[1][NE][4];
       frag_zero(acc);
       warp_mma<1, NE, Lay::ColMajor, Lay::RowMajor>(acc, t.P, kCP, dOs, BVP, b.em0, b.en0, 0, kChunk);
-      frag_for_each(acc, b.em0, b.en0, [&](int, int, float& x) { x *= p.scale; });
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, t.Kb, KP, dHb, BVP, b.em0, b.en0, 0, K);
+      if constexpr (kKraw) {  // scalar gates: K̄ ∂H⁺ = Diag(e^{γ−G}) (K ∂H⁺)
+        float kh[1][NE][4];
+        frag_zero(kh);
+        warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(kh, t.Kb, KP, dHb, BVP, b.em0, b.en0, 0, K);
+        const float2 f = scalar_row_decays(t.graw, b.em0);
+        tile_for<NE>(b.em0, b.en0, [&](int j, int e, int, int) {
+          acc[0][j][e] = p.scale * acc[0][j][e] + (e < 2 ? f.x : f.y) * kh[0][j][e];
+        });
+      } else {
+        frag_for_each(acc, b.em0, b.en0, [&](int, int, float& x) { x *= p.scale; });
+        warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, t.Kb, KP, dHb, BVP, b.em0, b.en0, 0, K);
+      }
       frag_store_global(acc, p.dE + baseV, strideV, b.em0, b.en0, len);
       frag_for_each(acc, b.em0, b.en0, [&](int, int, float& x) { x = -x; });
       frag_store_bf16(acc, dEn, BVP, b.em0, b.en0);

@@ -243,7 +243,9 @@ struct StateTile {
 // One pipeline stage: the tiles of one chunk, prefetched while the previous chunk is computed.
 // QLO: also Q̂'s second bf16 term (the backward of the gated variants: ∂H's s Q̂ᵀ∂O with one bf16
 // term of Q̂ is the largest error in ∂S0; two terms carry about 16 bits).
-template <int K, int BV, bool QLO = false>
+// KRAW (scalar gates, backward): the raw keys K in K̄'s slot and the chunk's raw log-decays g, so
+// that K̄ ∂H⁺ = Diag(e^{γ−G}) K ∂H⁺ takes its decay in fp32 instead of through a bf16 K̄.
+template <int K, int BV, bool QLO = false, bool KRAW = false>
 struct SeqStage {
   static constexpr int KP = K + 8, BVP = BV + 8;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
@@ -254,16 +256,18 @@ struct SeqStage {
   static constexpr size_t tP = tK4 + (QLO ? tile_k : 0);  // P             bf16 [C][CP]
   static constexpr size_t tV = tP + align16(size_t(kChunk) * kCP * 2);  // U (fwd) / ∂O (bwd) slice bf16 [C][BVP]
   static constexpr size_t tG = tV + align16(size_t(kChunk) * BVP * 2);  // e^γ f32 [K]
-  static constexpr size_t bytes = tG + align16(K * 4);
+  static constexpr size_t tGr = tG + align16(K * 4);                      // raw g (KRAW) f32 [C]
+  static constexpr size_t bytes = tGr + (KRAW ? align16(kChunk * 4) : 0);
 
   // The tiles of a landed stage.
   struct Tiles {
-    const bf16_t *W, *Kb, *Qh, *Qlo, *P, *vs;  // vs: U (fwd) or ∂O (bwd)
-    const float* gam;
+    const bf16_t *W, *Kb, *Qh, *Qlo, *P, *vs;  // Kb: K̄, or K (KRAW); vs: U (fwd) or ∂O (bwd)
+    const float *gam, *graw;
   };
   __device__ static Tiles tiles(const char* st) {
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(st + off); };
-    return {bf(tK1), bf(tK2), bf(tK3), QLO ? bf(tK4) : nullptr, bf(tP), bf(tV), reinterpret_cast<const float*>(st + tG)};
+    auto f32 = [&](size_t off) { return reinterpret_cast<const float*>(st + off); };
+    return {bf(tK1), bf(tK2), bf(tK3), QLO ? bf(tK4) : nullptr, bf(tP), bf(tV), f32(tG), KRAW ? f32(tGr) : nullptr};
   }
 
   // Issues the cp.async copies of chunk c's tiles into stage memory `st`.
@@ -272,25 +276,51 @@ struct SeqStage {
     const int64_t rowK = int64_t(p.H) * K * 2, rowV = int64_t(p.H) * V * 2, rowC = int64_t(p.H) * kChunk * 2;
     const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
     async_tile<kChunk, K * 2>(st + tK1, KP * 2, p.W + baseK, rowK, len);
-    async_tile<kChunk, K * 2>(st + tK2, KP * 2, p.Kg + baseK, rowK, len);
+    async_tile<kChunk, K * 2>(st + tK2, KP * 2, (KRAW ? p.k : p.Kg) + baseK, rowK, len);
     async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
     if constexpr (QLO) async_tile<kChunk, K * 2>(st + tK4, KP * 2, p.Qlo + baseK, rowK, len);
     async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
     async_tile<kChunk, BV * 2>(st + tV, BVP * 2, vsrc + (int64_t(tok0) * p.H + h) * V + v0, rowV, len);
     async_tile<1, K * 4>(st + tG, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+    if constexpr (KRAW)
+      if (int(threadIdx.x) < kChunk) {
+        const int i = threadIdx.x, valid = i < len;
+        cp_async4(st + tGr + 4 * i, p.g + (int64_t(tok0) + (valid ? i : 0)) * p.H + h, valid);
+      }
     cp_async_commit();
   }
 };
 
-template <int K, int V, int BV, bool QLO = false>
+template <int K, int V, int BV, bool QLO = false, bool KRAW = false>
 struct SeqLayout {
-  using S = SeqStage<K, BV, QLO>;
+  using S = SeqStage<K, BV, QLO, KRAW>;
   static constexpr size_t stage0 = 0, stage1 = S::bytes;
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
   static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
   static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
   static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
 };
+
+// e^{γ − G_r} at this thread's accumulator rows r = m0 + g and m0 + g + 8 (g = lane / 4) of a C×·
+// warp tile, from a chunk's raw scalar log-decays graw[C] (rows past the chunk's end hold 0, so G
+// stays flat and γ = G_{C−1}): every warp scans the chunk itself, two rows a lane.
+__device__ __forceinline__ float2 scalar_row_decays(const float* graw, int m0) {
+  static_assert(kChunk == 64, "two rows a lane");
+  const int lane = threadIdx.x & 31;
+  const float a = graw[2 * lane], b = graw[2 * lane + 1], pair = a + b;
+  float incl = pair;  // the scan of gate_cumsum, so G matches the forward's bit for bit
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const float o = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += o;
+  }
+  const float G_even = (incl - pair) + a, G_odd = incl;  // G at rows 2 lane and 2 lane + 1
+  const float gamma = __shfl_sync(0xffffffffu, incl, 31);
+  const int r0 = m0 + (lane >> 2), r1 = r0 + 8;
+  const float e0 = __shfl_sync(0xffffffffu, G_even, r0 >> 1), o0 = __shfl_sync(0xffffffffu, G_odd, r0 >> 1);
+  const float e1 = __shfl_sync(0xffffffffu, G_even, r1 >> 1), o1 = __shfl_sync(0xffffffffu, G_odd, r1 >> 1);
+  return make_float2(__expf(gamma - (r0 & 1 ? o0 : e0)), __expf(gamma - (r1 & 1 ? o1 : e1)));
+}
 
 // Where a sequential kernel's block works: sequence n, head h, V-slice [v0, v0 + BV); the warp's
 // tile of the K×BV state (sm0, sn0) and of the C×BV chunk operands (em0, en0).

@@ -100,7 +100,7 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
-  using L = SeqLayout<K, V, BV, VT<VAR>::gated>;  // state_bwd's stages carry Q̂'s second term
+  using L = SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_kernel's
   static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total), true);
   (void)once;
   timed_launch(kname("state_bwd", VAR, K, V, BV), s, [&] {

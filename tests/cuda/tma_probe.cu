@@ -64,58 +64,34 @@ __global__ void __launch_bounds__(128) qk_kernel(const __grid_constant__ CUtenso
   wg::frag_for_each<64>(acc, [&](int r, int c, float& x) { P[r * 64 + c] = x; });
 }
 
-template <class T>
-T* device_copy(const std::vector<T>& v) {
-  T* d = nullptr;
-  CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(T)));
-  CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <class T>
-std::vector<T> host_copy(const T* d, size_t n) {
-  std::vector<T> v(n);
-  CUDA_CHECK(cudaMemcpy(v.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return v;
+void check_tokens(const Tensor& X, const char* name) {
+  REWY_CHECK(X.dim() == 3 && X.size(2) == 128 && X.dtype() == DType::BF16 && X.is_contiguous() && X.device().is_cuda(),
+             "tma probe: {} must be a contiguous [rows][H][128] bf16 tensor on the GPU, got {}", name, X.str());
 }
 
 }  // namespace
 
-std::vector<uint16_t> tma_tile(const std::vector<uint16_t>& X, int64_t rows, int64_t H, int h, int t0) {
-  REWY_CHECK(X.size() == size_t(rows * H * 128), "tma probe: X must be [rows][H][128]");
-  bf16_t* dX = reinterpret_cast<bf16_t*>(device_copy(X));
-  bf16_t* dOut = nullptr;
-  CUDA_CHECK(cudaMalloc(&dOut, 64 * 128 * 2));
-  CUDA_CHECK(cudaMemset(dOut, 0xFF, 64 * 128 * 2));  // NaN
-  const CUtensorMap map = tma::make_token_map(dX, rows, H, 128);
+void tma_tile(const Tensor& X, int h, int t0, Tensor& tile, const Stream& s) {
+  check_tokens(X, "X");
+  REWY_CHECK(tile.shape() == Shape({64, 128}) && tile.dtype() == DType::BF16, "tma probe: tile must be [64][128] bf16");
+  const CUtensorMap map = tma::make_token_map(X.data_ptr(), X.size(0), X.size(1), 128);
   const int smem = 1024 + kTileBytes;
   CUDA_CHECK(cudaFuncSetAttribute(tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  tile_kernel<<<1, 128, smem>>>(map, h, t0, dOut);
+  tile_kernel<<<1, 128, smem, static_cast<cudaStream_t>(s.handle)>>>(map, h, t0, static_cast<bf16_t*>(tile.data_ptr()));
   CUDA_CHECK(cudaGetLastError());
-  std::vector<uint16_t> out = host_copy(reinterpret_cast<uint16_t*>(dOut), 64 * 128);
-  CUDA_CHECK(cudaFree(dX));
-  CUDA_CHECK(cudaFree(dOut));
-  return out;
 }
 
-std::vector<float> tma_qk(const std::vector<uint16_t>& Q, const std::vector<uint16_t>& K, int64_t rows, int64_t H,
-                          int h, int t0) {
-  REWY_CHECK(Q.size() == size_t(rows * H * 128) && K.size() == Q.size(), "tma probe: Q, K must be [rows][H][128]");
-  bf16_t* dQ = reinterpret_cast<bf16_t*>(device_copy(Q));
-  bf16_t* dK = reinterpret_cast<bf16_t*>(device_copy(K));
-  float* dP = nullptr;
-  CUDA_CHECK(cudaMalloc(&dP, 64 * 64 * 4));
-  CUDA_CHECK(cudaMemset(dP, 0xFF, 64 * 64 * 4));
-  const CUtensorMap qmap = tma::make_token_map(dQ, rows, H, 128), kmap = tma::make_token_map(dK, rows, H, 128);
+void tma_qk(const Tensor& Q, const Tensor& K, int h, int t0, Tensor& P, const Stream& s) {
+  check_tokens(Q, "Q");
+  check_tokens(K, "K");
+  REWY_CHECK(Q.shape() == K.shape(), "tma probe: Q {} and K {} differ", Q.str(), K.str());
+  REWY_CHECK(P.shape() == Shape({64, 64}) && P.dtype() == DType::F32, "tma probe: P must be [64][64] f32");
+  const CUtensorMap qmap = tma::make_token_map(Q.data_ptr(), Q.size(0), Q.size(1), 128);
+  const CUtensorMap kmap = tma::make_token_map(K.data_ptr(), K.size(0), K.size(1), 128);
   const int smem = 1024 + 2 * kTileBytes;
   CUDA_CHECK(cudaFuncSetAttribute(qk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  qk_kernel<<<1, 128, smem>>>(qmap, kmap, h, t0, dP);
+  qk_kernel<<<1, 128, smem, static_cast<cudaStream_t>(s.handle)>>>(qmap, kmap, h, t0, static_cast<float*>(P.data_ptr()));
   CUDA_CHECK(cudaGetLastError());
-  std::vector<float> P = host_copy(dP, 64 * 64);
-  CUDA_CHECK(cudaFree(dQ));
-  CUDA_CHECK(cudaFree(dK));
-  CUDA_CHECK(cudaFree(dP));
-  return P;
 }
 
 }  // namespace rewy::test

@@ -37,64 +37,52 @@ __global__ void __launch_bounds__(128) wgmma_kernel(const bf16_t* A, const bf16_
 }
 
 template <int N, int K, Major MA, Major MB>
-void launch(const bf16_t* A, const bf16_t* B, float* D, bool twice) {
+void launch(const bf16_t* A, const bf16_t* B, float* D, bool twice, cudaStream_t s) {
   const size_t smem = 1024 + size_t(64 + N) * K * 2;
   auto* kernel = wgmma_kernel<N, K, MA, MB>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  kernel<<<1, 128, smem>>>(A, B, D, twice ? 1 : 0);
+  kernel<<<1, 128, smem, s>>>(A, B, D, twice ? 1 : 0);
   CUDA_CHECK(cudaGetLastError());
 }
 
 template <int N, int K>
-void launch_majors(bool a_mn, bool b_mn, const bf16_t* A, const bf16_t* B, float* D, bool twice) {
-  if (!a_mn && !b_mn) return launch<N, K, Major::K, Major::K>(A, B, D, twice);
-  if (a_mn && !b_mn) return launch<N, K, Major::MN, Major::K>(A, B, D, twice);
+void launch_majors(bool a_mn, bool b_mn, const bf16_t* A, const bf16_t* B, float* D, bool twice, cudaStream_t s) {
+  if (!a_mn && !b_mn) return launch<N, K, Major::K, Major::K>(A, B, D, twice, s);
+  if (a_mn && !b_mn) return launch<N, K, Major::MN, Major::K>(A, B, D, twice, s);
   if constexpr (N % 64 == 0) {
-    if (!a_mn) return launch<N, K, Major::K, Major::MN>(A, B, D, twice);
-    return launch<N, K, Major::MN, Major::MN>(A, B, D, twice);
+    if (!a_mn) return launch<N, K, Major::K, Major::MN>(A, B, D, twice, s);
+    return launch<N, K, Major::MN, Major::MN>(A, B, D, twice, s);
   }
   REWY_FAIL("wgmma probe: an MN-major B needs N of 64 or 128, got {}", N);
 }
 
 template <int K>
-void launch_n(int N, bool a_mn, bool b_mn, const bf16_t* A, const bf16_t* B, float* D, bool twice) {
+void launch_n(int N, bool a_mn, bool b_mn, const bf16_t* A, const bf16_t* B, float* D, bool twice, cudaStream_t s) {
   switch (N) {
-    case 16:
-      return launch_majors<16, K>(a_mn, b_mn, A, B, D, twice);
-    case 32:
-      return launch_majors<32, K>(a_mn, b_mn, A, B, D, twice);
-    case 64:
-      return launch_majors<64, K>(a_mn, b_mn, A, B, D, twice);
-    case 128:
-      return launch_majors<128, K>(a_mn, b_mn, A, B, D, twice);
+    case 16: return launch_majors<16, K>(a_mn, b_mn, A, B, D, twice, s);
+    case 32: return launch_majors<32, K>(a_mn, b_mn, A, B, D, twice, s);
+    case 64: return launch_majors<64, K>(a_mn, b_mn, A, B, D, twice, s);
+    case 128: return launch_majors<128, K>(a_mn, b_mn, A, B, D, twice, s);
   }
   REWY_FAIL("wgmma probe: N must be 16, 32, 64 or 128, got {}", N);
 }
 
 }  // namespace
 
-std::vector<float> wgmma(int N, int K, bool a_mn, bool b_mn, const std::vector<uint16_t>& A,
-                         const std::vector<uint16_t>& B, bool twice) {
+void wgmma(const Tensor& A, const Tensor& B, Tensor& D, bool a_mn, bool b_mn, bool twice, const Stream& s) {
+  const int64_t K = A.size(1), N = B.size(0);
   REWY_CHECK(K == 64 || K == 128, "wgmma probe: K must be 64 or 128, got {}", K);
-  REWY_CHECK(A.size() == size_t(64) * K && B.size() == size_t(N) * K, "wgmma probe: operand sizes");
-  bf16_t *dA = nullptr, *dB = nullptr;
-  float* dD = nullptr;
-  CUDA_CHECK(cudaMalloc(&dA, A.size() * 2));
-  CUDA_CHECK(cudaMalloc(&dB, B.size() * 2));
-  CUDA_CHECK(cudaMalloc(&dD, size_t(64) * N * 4));
-  CUDA_CHECK(cudaMemcpy(dA, A.data(), A.size() * 2, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(dB, B.data(), B.size() * 2, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemset(dD, 0xFF, size_t(64) * N * 4));  // NaN: an unwritten element cannot pass
-  if (K == 64)
-    launch_n<64>(N, a_mn, b_mn, dA, dB, dD, twice);
-  else
-    launch_n<128>(N, a_mn, b_mn, dA, dB, dD, twice);
-  std::vector<float> D(size_t(64) * N);
-  CUDA_CHECK(cudaMemcpy(D.data(), dD, D.size() * 4, cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaFree(dA));
-  CUDA_CHECK(cudaFree(dB));
-  CUDA_CHECK(cudaFree(dD));
-  return D;
+  REWY_CHECK(A.shape() == Shape({64, K}) && B.shape() == Shape({N, K}) && D.shape() == Shape({64, N}),
+             "wgmma probe: shapes A {}, B {}, D {}", A.str(), B.str(), D.str());
+  REWY_CHECK(A.dtype() == DType::BF16 && B.dtype() == DType::BF16 && D.dtype() == DType::F32 && A.is_contiguous() &&
+                 B.is_contiguous() && D.is_contiguous() && A.device().is_cuda(),
+             "wgmma probe: A, B contiguous bf16 and D contiguous f32 on the GPU");
+  const auto* a = static_cast<const bf16_t*>(A.data_ptr());
+  const auto* b = static_cast<const bf16_t*>(B.data_ptr());
+  auto* d = static_cast<float*>(D.data_ptr());
+  const auto st = static_cast<cudaStream_t>(s.handle);
+  if (K == 64) launch_n<64>(int(N), a_mn, b_mn, a, b, d, twice, st);
+  else launch_n<128>(int(N), a_mn, b_mn, a, b, d, twice, st);
 }
 
 }  // namespace rewy::test

@@ -307,15 +307,9 @@ struct SeqLayout {
 __device__ __forceinline__ float2 scalar_row_decays(const float* graw, int m0) {
   static_assert(kChunk == 64, "two rows a lane");
   const int lane = threadIdx.x & 31;
-  const float a = graw[2 * lane], b = graw[2 * lane + 1], pair = a + b;
-  float incl = pair;  // the scan of gate_cumsum, so G matches the forward's bit for bit
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const float o = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += o;
-  }
-  const float G_even = (incl - pair) + a, G_odd = incl;  // G at rows 2 lane and 2 lane + 1
-  const float gamma = __shfl_sync(0xffffffffu, incl, 31);
+  const float2 G = warp_pair_cumsum(graw[2 * lane], graw[2 * lane + 1]);
+  const float G_even = G.x, G_odd = G.y;  // G at rows 2 lane and 2 lane + 1
+  const float gamma = __shfl_sync(0xffffffffu, G_odd, 31);
   const int r0 = m0 + (lane >> 2), r1 = r0 + 8;
   const float e0 = __shfl_sync(0xffffffffu, G_even, r0 >> 1), o0 = __shfl_sync(0xffffffffu, G_odd, r0 >> 1);
   const float e1 = __shfl_sync(0xffffffffu, G_even, r1 >> 1), o1 = __shfl_sync(0xffffffffu, G_odd, r1 >> 1);

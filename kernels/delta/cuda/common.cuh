@@ -124,6 +124,21 @@ __device__ __forceinline__ void tiles_landed() {
 // In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
 // g were 0 there). Vector gates: Gs[i * K + d]; scalar: Gs[i]. Flags positive log-decays.
 // Called by the whole block; completes the caller's outstanding tile copies (vector gates).
+// In-chunk cumsum of a scalar log-decay by one warp, two rows a lane: lane l holds g at rows 2l and
+// 2l + 1 and gets G there (x, y). Every kernel that needs G of a scalar gate scans with this, so
+// the forward's and the backward's G agree bit for bit.
+__device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
+  const int lane = threadIdx.x & 31;
+  const float pair = g0 + g1;
+  float incl = pair;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const float o = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += o;
+  }
+  return make_float2((incl - pair) + g0, incl);
+}
+
 template <int VAR, int K>
 __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
@@ -157,15 +172,9 @@ __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int
       const float g0 = 2 * lane < len ? src[int64_t(2 * lane) * p.H] : 0.f;
       const float g1 = 2 * lane + 1 < len ? src[int64_t(2 * lane + 1) * p.H] : 0.f;
       if ((g0 > 0.f || g1 > 0.f) && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
-      float pair = g0 + g1, incl = pair;
-#pragma unroll
-      for (int off = 1; off < 32; off <<= 1) {
-        const float o = __shfl_up_sync(0xffffffffu, incl, off);
-        if (lane >= off) incl += o;
-      }
-      const float excl = incl - pair;
-      Gs[2 * lane] = excl + g0;
-      Gs[2 * lane + 1] = incl;
+      const float2 G = warp_pair_cumsum(g0, g1);
+      Gs[2 * lane] = G.x;
+      Gs[2 * lane + 1] = G.y;
     }
   }
 }

@@ -43,7 +43,7 @@ def main():
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--acc-T", default="1024")
     ap.add_argument("--acc-H", default="16")
-    ap.add_argument("--work", default="/tmp/rewy-accuracy", help="HDF5 files of the accuracy run (~70 MB each)")
+    ap.add_argument("--work", help="HDF5 files of the accuracy run (default: accuracy_vs_fla.py's)")
     a = ap.parse_args()
     if a.anchor:
         stage("fla_anchor", fla_anchor, ["--ops", a.ops, "--shapes", a.shapes, "--policies", a.policies, "--out", a.out])
@@ -51,7 +51,7 @@ def main():
         stage("fla_profile", fla_profile, ["--ops", a.ops, "--shape", str(a.profile_shape)])
     if a.accuracy:
         stage("accuracy_vs_fla", accuracy_vs_fla, ["--rewy", a.rewy, "--ops", a.acc_ops or a.ops, "--seeds", a.seeds, "--T", a.acc_T,
-                                                   "--H", a.acc_H, "--work", a.work])
+                                                   "--H", a.acc_H] + (["--work", a.work] if a.work else []))
 
 
 if __name__ == "__main__":

@@ -6,16 +6,27 @@
 #   scripts/bench-vs-fla.sh            all ops, six shapes, both policies, realistic gates, accuracy
 #   OPS=gdn,kda SHAPES=0,3 POLICIES=recompute GATES=bench ACCURACY=0 FLA=0 scripts/bench-vs-fla.sh
 #
+# Phases:
+#  1. In parallel, one process per op (FLA's Triton compilation is CPU-bound and costs 90-230 s per
+#     op): bench/fla_warm.py compiles FLA's kernels for the timed shapes, and (ACCURACY=1)
+#     bench/accuracy_vs_fla.py compares FLA and rewy on identical inputs (ACC_CASES, default the
+#     part-1 sweep: T in {1,63,64,65,1000,4096} and 3 packed sequences, with and without h0;
+#     ACC_H default 16; SEEDS). Autotuning results are not cached in this phase (concurrent runs
+#     would bias FLA's choice of configuration).
+#  2. rewy's timing (bench_delta) and its accuracy against f64 and the bf16 twin (delta_accuracy),
+#     on a quiet GPU.
+#  3. FLA's timing (fla_anchor.py) and kernel profile (PROFILE=1 at PROFILE_SHAPE) in one process
+#     (bench/fla_session.py): autotuning now only benchmarks the compiled configurations.
+#  4. The table (bench/side_by_side.py) and the accuracy summaries.
 # Environment: BUILD (default build-gpu, built if missing), OUT (results; default out), SAMPLES;
-# SHAPES=none skips the timing; FLA_OPS (FLA's side, default OPS); PROFILE=1 (FLA's kernel-by-kernel profile at PROFILE_SHAPE,
-# default 0); ACCURACY=0 skips both accuracy runs (ours vs f64 and the bf16 twin; ours vs FLA on
-# identical inputs, SEEDS default 1,2,3, ACC_OPS default FLA_OPS); ANCHOR=0 skips FLA's timing; FLA_TIMEOUT (s, default 540).
-# FLA's three parts run in one Python process (bench/fla_session.py) so its autotuning is paid
-# once; TRITON_CACHE_DIR (default .triton-cache, kept on a warm machine) with
-# TRITON_CACHE_AUTOTUNING=1 keeps the tuned configurations for later calls.
-# OUT receives five files (ours.csv, acc.txt, fla_anchor.csv, fla_session.log with FLA's profile
-# and the per-draw SAME lines, side_by_side.txt); logs stay in BUILD (the device tool returns
-# only a few files).
+# SHAPES=none skips the timing; FLA_OPS (FLA's side, default OPS); ACC_OPS (default FLA_OPS);
+# ACCURACY=0 skips both accuracy runs; ANCHOR=0 skips FLA's timing; WARM=0 skips the compilation
+# phase; ONLY=1 stops after phase 1 (the device's 10-minute calls: call 1 compiles and checks
+# accuracy, call 2 on the still-warm machine times with WARM=0 ACCURACY=0); FLA_TIMEOUT (s, default 540, per phase). TRITON_CACHE_DIR (default .triton-cache) is kept
+# on a warm machine, so a later call skips the compilation.
+# OUT receives five files: ours.csv, acc.txt, fla_anchor.csv, fla_session.log (FLA's profile and
+# the per-draw SAME lines), side_by_side.txt. Logs stay in BUILD (the device tool returns only a
+# few files).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${BUILD:-build-gpu}
@@ -28,15 +39,56 @@ gates=${GATES:-bench,realistic}
 samples=${SAMPLES:-30}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
-export PYTHONPATH="$fla_dir${PYTHONPATH:+:$PYTHONPATH}"
-export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$(realpath -m .triton-cache)} TRITON_CACHE_AUTOTUNING=1
+export PYTHONPATH="$(realpath bench):$fla_dir${PYTHONPATH:+:$PYTHONPATH}"
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$(realpath -m .triton-cache)}
 
 if [ ! -x "$build/bench/bench_delta" ] || [ ! -x "$build/rewy" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREWY_CUDA=ON >/dev/null &&
     cmake --build "$build" -j "$(nproc)" --target bench_delta delta_accuracy rewy || exit 1
 fi
 fla_ops=$(echo "${FLA_OPS:-$ops}" | sed 's/deltanet/delta/')
+acc_ops=$(echo "${ACC_OPS:-$fla_ops}" | sed 's/deltanet/delta/')
+[ "${FLA:-1}" = 1 ] || { acc_ops=""; }
+[ "${ACCURACY:-1}" = 1 ] || acc_ops=""
+time_fla=1
+[ "${FLA:-1}" = 1 ] && [ "${ANCHOR:-1}" = 1 ] && [ "$shapes" != none ] || time_fla=0
 
+# Phase 1: FLA's compilation and the same-input accuracy, one process per op.
+t0=$SECONDS
+pids=()
+if [ "$time_fla" = 1 ] && [ "${WARM:-1}" = 1 ]; then
+  for op in ${fla_ops//,/ }; do
+    TRITON_CACHE_AUTOTUNING=0 timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_warm.py --ops "$op" --shapes "$shapes" \
+      --policies "$policies" >"$build/fla_warm_$op.log" 2>&1 &
+    pids+=($!)
+  done
+fi
+for op in ${acc_ops//,/ }; do
+  case_args=(--sweep)
+  [ -n "${ACC_CASES:-}" ] && case_args=(--cases "$ACC_CASES")
+  TRITON_CACHE_AUTOTUNING=0 timeout "${FLA_TIMEOUT:-540}" python3 bench/accuracy_vs_fla.py --rewy "$build/rewy" --ops "$op" \
+    "${case_args[@]}" --H "${ACC_H:-16}" ${SEEDS:+--seeds "$SEEDS"} ${ACC_DEVICE:+--device "$ACC_DEVICE"} --work "/tmp/rewy-accuracy-$op" \
+    >"$build/acc_vs_fla_$op.log" 2>&1 &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || echo "bench-vs-fla: a phase-1 process failed (exit $?): see $build/fla_warm_*.log, $build/acc_vs_fla_*.log"; done
+[ ${#pids[@]} = 0 ] || { echo "== phase 1 (FLA compilation, same-input accuracy) took $((SECONDS - t0)) s"; tail -n 3 "$build"/fla_warm_*.log 2>/dev/null; }
+same_input_summaries() {
+  local op
+  for op in ${acc_ops//,/ }; do
+    sed -n '/same-input accuracy summary/,$p' "$build/acc_vs_fla_$op.log"
+    grep -q 'same-input accuracy summary' "$build/acc_vs_fla_$op.log" ||
+      { echo "== same-input accuracy for $op did not finish:"; tail -n 5 "$build/acc_vs_fla_$op.log"; }
+  done
+}
+if [ "${ONLY:-0}" = 1 ]; then
+  : >"$out/fla_session.log"
+  for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_$op.log" >>"$out/fla_session.log"; done
+  same_input_summaries | tee "$out/side_by_side.txt"
+  exit 0
+fi
+
+# Phase 2: ours.
 if [ "$shapes" != none ]; then
   "$build/bench/bench_delta" --ops "$ops" --shapes "$shapes" --policies "$policies" --gates "$gates" \
     --samples "$samples" --csv "$out/ours.csv" 2>&1 | tee "$build/bench_delta.log"
@@ -46,14 +98,18 @@ if [ "${ACCURACY:-1}" = 1 ]; then  # ours against f64 and against the bf16 CPU t
   "$build/bench/delta_accuracy" --ops "$ops" >"$out/acc.txt" 2>&1
   acc_args=(--acc "$out/acc.txt")
 fi
-if [ "${FLA:-1}" = 1 ]; then
-  session=(--ops "$fla_ops" --shapes "$shapes" --policies "$policies" --out "$out")
+
+# Phase 3: FLA's timing and profile.
+: >"$out/fla_session.log"
+if [ "$time_fla" = 1 ] || { [ "${FLA:-1}" = 1 ] && [ "${PROFILE:-0}" = 1 ]; }; then
+  session=(--ops "$fla_ops" --shapes "$shapes" --policies "$policies" --out "$out" --anchor "$time_fla")
   [ "${PROFILE:-0}" = 1 ] && session+=(--profile-shape "${PROFILE_SHAPE:-0}")
-  [ "${ACCURACY:-1}" = 1 ] && session+=(--accuracy --rewy "$build/rewy" --seeds "${SEEDS:-1,2,3}" --acc-ops "${ACC_OPS:-$fla_ops}")
-  [ "${ANCHOR:-1}" = 1 ] && [ "$shapes" != none ] || session+=(--anchor 0)
-  PYTHONPATH="bench:$PYTHONPATH" timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_session.py "${session[@]}" 2>&1 |
-    tee "$out/fla_session.log" | grep -vE "^(PROFILE|SAME) "
+  TRITON_CACHE_AUTOTUNING=1 timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_session.py "${session[@]}" 2>&1 |
+    tee -a "$out/fla_session.log" | grep -vE "^PROFILE "
 fi
+for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_$op.log" >>"$out/fla_session.log"; done
+
+# Phase 4: the table.
 [ -f "$out/ours.csv" ] || echo "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms" >"$out/ours.csv"
 [ -f "$out/fla_anchor.csv" ] || echo "op,B,T,H,D,policy,fwd_ms,bwd_ms,first_call_s,error" >"$out/fla_anchor.csv"
 {
@@ -61,5 +117,5 @@ fi
   if grep -qE "^PROFILE" "$out/fla_session.log" 2>/dev/null; then
     echo; echo "== FLA kernel profile (top kernels) =="; grep -E "^PROFILE" "$out/fla_session.log" | grep -E "total|^PROFILE  " | head -80
   fi
-  [ -f "$out/fla_session.log" ] && sed -n '/same-input accuracy summary/,$p' "$out/fla_session.log"
+  same_input_summaries
 } | tee "$out/side_by_side.txt"

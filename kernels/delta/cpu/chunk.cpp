@@ -112,7 +112,7 @@ void state_pass(const Problem<T>& p, const Dims& dims, int64_t n, int h, int64_t
 
     // P = tril(Q̂ K̃ᵀ), with the diagonal (o_t reads S_t)
     std::vector<T> P(size_t(m) * m);
-    gt.product(stage, "P", false, cd.q.data(), cd.k.data(), P.data());
+    gt.product(stage, "P", false, cd.q.data(), cd.k.data(), P.data(), /*two_term_rows=*/true);
     round_bf16_if(p.round, P);
     if (st.P) store_square(st.P, t0, m, H, h, C, P.data());
 
@@ -245,7 +245,7 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     }
     // Output side: D^r_P (∂q), D^c_P (∂k) of ∂P with row factor q and column key k
     std::vector<T> DrP(size_t(m) * K), DcP(size_t(m) * K);
-    gt.contract_rows("bwd", "dP_rows", dP.data(), cd.k.data(), DrP.data());
+    gt.contract_rows("bwd", "dP_rows", dP.data(), cd.k.data(), DrP.data(), /*two_term=*/true);
     gt.contract_cols("bwd", "dP_cols", dP.data(), cd.q.data(), DcP.data());
 
     // §8, elementwise. dbk is the gradient of the row factor b ⊙ k; ∂G from the key products (§7.1).

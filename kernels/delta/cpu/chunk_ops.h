@@ -152,7 +152,8 @@ void gate_cumsum(const Problem<T>& p, int64_t t0, int n, int h, T* Gs) {
 // centred at the per-channel mid-range (factors <= e^{span/2}), or evaluated pair by pair when a
 // block's span/2 exceeds kMaxCentredExponent (only unbounded gates get there).
 // Each public method records one product, whatever its internals. `round` (the bf16 twin): the
-// scaled channel-gate operands are rounded to bf16, as the kernels' tensor-core operands are.
+// scaled channel-gate operands are rounded to bf16, as the kernels' tensor-core operands are;
+// `two_term` marks the ones the kernels carry as two bf16 terms (hi + rounded remainder).
 template <typename T>
 class Gating {
  public:
@@ -161,7 +162,9 @@ class Gating {
   }
 
   // out [n, n] = the gated R Clᵀ on i > j (strict) or i >= j; exact zeros elsewhere.
-  void product(const char* stage, const char* tag, bool strict, const T* R, const T* Cl, T* out) const {
+  // two_term_rows: the scaled row operand in two bf16 terms (P's; the kernels' wy_prep).
+  void product(const char* stage, const char* tag, bool strict, const T* R, const T* Cl, T* out,
+               bool two_term_rows = false) const {
     record_gemm(stage, tag, n_, n_, K_);
     const int n = n_, K = K_;
     if (cd_.gk != GateKind::Channel) {
@@ -179,7 +182,7 @@ class Gating {
     for (const Block& bl : blocks_) {
       const int i0 = bl.i0, m = bl.i1 - bl.i0;
       if (i0 > 0) {  // off-diagonal: rows of the block against every earlier row
-        Rs = scaled(R + size_t(i0) * K, bl.rowf, m);
+        Rs = scaled(R + size_t(i0) * K, bl.rowf, m, two_term_rows);
         Cs = scaled(Cl, bl.colf, i0);
         gemm(m, i0, K, T(1), Rs.data(), K, false, Cs.data(), K, true, T(0), out + size_t(i0) * n, n);
       }
@@ -193,7 +196,7 @@ class Gating {
           }
         continue;
       }
-      Rs = scaled(R + size_t(i0) * K, bl.up, m);
+      Rs = scaled(R + size_t(i0) * K, bl.up, m, two_term_rows);
       Cs = scaled(Cl + size_t(i0) * K, bl.dn, m);
       tmp.resize(size_t(m) * m);
       gemm(m, m, K, T(1), Rs.data(), K, false, Cs.data(), K, true, T(0), tmp.data(), m);
@@ -206,8 +209,9 @@ class Gating {
   }
 
   // D^r [n, K] = Σ_j dM_ij Cl_j ⊙ e^{G_i − G_j}; dM [n, n] is zero off its mask.
-  void contract_rows(const char* stage, const char* tag, const T* dM, const T* Cl, T* Dr) const {
-    contract(stage, tag, false, dM, Cl, Dr);
+  // two_term: the scaled Cl in two bf16 terms (∂P's, for ∂q; the kernels' grad_chunk).
+  void contract_rows(const char* stage, const char* tag, const T* dM, const T* Cl, T* Dr, bool two_term = false) const {
+    contract(stage, tag, false, dM, Cl, Dr, two_term);
   }
   // D^c [n, K] = Σ_i dM_ij R_i ⊙ e^{G_i − G_j}.
   void contract_cols(const char* stage, const char* tag, const T* dM, const T* R, T* Dc) const {
@@ -240,9 +244,10 @@ class Gating {
   }
 
  private:
-  void contract(const char* stage, const char* tag, bool cols, const T* dM, const T* X, T* D) const {
+  void contract(const char* stage, const char* tag, bool cols, const T* dM, const T* X, T* D,
+                bool two_term = false) const {
     record_gemm(stage, tag, n_, K_, n_);
-    if (cd_.gk == GateKind::Channel) return channel_contract(cols, dM, X, D);
+    if (cd_.gk == GateKind::Channel) return channel_contract(cols, dM, X, D, two_term);
     const std::vector<T> M = masked_decay(dM);
     gemm(n_, K_, n_, T(1), M.data(), n_, cols, X, K_, false, T(0), D, K_);
   }
@@ -267,10 +272,16 @@ class Gating {
     return M;
   }
 
-  std::vector<T> scaled(const T* X, const std::vector<T>& f, int rows) const {
+  std::vector<T> scaled(const T* X, const std::vector<T>& f, int rows, bool two_term = false) const {
     std::vector<T> r(size_t(rows) * K_);
     for (size_t i = 0; i < r.size(); ++i) r[i] = X[i] * f[i];
-    round_bf16_if(round_, r);
+    if (!round_) return r;
+    std::vector<T> hi = r;
+    round_bf16_if(true, hi);
+    if (!two_term) return hi;
+    for (size_t i = 0; i < r.size(); ++i) r[i] -= hi[i];
+    round_bf16_if(true, r);
+    for (size_t i = 0; i < r.size(); ++i) r[i] += hi[i];
     return r;
   }
 
@@ -310,15 +321,15 @@ class Gating {
   // D [rows, K] += f_out ⊙ (op(dM block) · (X ⊙ f_in)), op = transpose when `t`: one block term of
   // a contraction, with its two bounded factor sets.
   void block_term(const T* dMb, bool t, int rows, int inner, const T* X, const std::vector<T>& f_in,
-                  const std::vector<T>& f_out, T* D) const {
-    const std::vector<T> Xs = scaled(X, f_in, inner);
+                  const std::vector<T>& f_out, T* D, bool two_term = false) const {
+    const std::vector<T> Xs = scaled(X, f_in, inner, two_term);
     std::vector<T> tmp(size_t(rows) * K_);
     gemm(rows, K_, inner, T(1), dMb, n_, t, Xs.data(), K_, false, T(0), tmp.data(), K_);
     for (size_t x = 0; x < tmp.size(); ++x) D[x] += f_out[x] * tmp[x];
   }
 
   // cols == false: D^r = Σ_j dM_ij X_j ⊙ e^{G_i − G_j}; cols == true: D^c = Σ_i dM_ij X_i ⊙ e^{G_i − G_j}.
-  void channel_contract(bool cols, const T* dM, const T* X, T* D) const {
+  void channel_contract(bool cols, const T* dM, const T* X, T* D, bool two_term = false) const {
     const int n = n_, K = K_;
     std::fill_n(D, size_t(n) * K, T(0));
     for (const Block& bl : blocks_) {
@@ -327,15 +338,15 @@ class Gating {
       const T* diag = off + i0;            // dM[I, I]
       if (i0 > 0) {
         if (cols)
-          block_term(off, true, i0, m, X + size_t(i0) * K, bl.rowf, bl.colf, D);
+          block_term(off, true, i0, m, X + size_t(i0) * K, bl.rowf, bl.colf, D, two_term);
         else
-          block_term(off, false, m, i0, X, bl.colf, bl.rowf, D + size_t(i0) * K);
+          block_term(off, false, m, i0, X, bl.colf, bl.rowf, D + size_t(i0) * K, two_term);
       }
       if (!bl.pairwise) {
         if (cols)
-          block_term(diag, true, m, m, X + size_t(i0) * K, bl.up, bl.dn, D + size_t(i0) * K);
+          block_term(diag, true, m, m, X + size_t(i0) * K, bl.up, bl.dn, D + size_t(i0) * K, two_term);
         else
-          block_term(diag, false, m, m, X + size_t(i0) * K, bl.dn, bl.up, D + size_t(i0) * K);
+          block_term(diag, false, m, m, X + size_t(i0) * K, bl.dn, bl.up, D + size_t(i0) * K, two_term);
         continue;
       }
       for (int i = i0; i < bl.i1; ++i)  // pairwise: every factor e^{G_i − G_j} <= 1

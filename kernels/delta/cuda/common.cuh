@@ -206,9 +206,17 @@ __device__ __forceinline__ void check_gate_span(const float* Gs, const DeltaPara
   }
 }
 
+// bf16 x, or (LO) the bf16 rounding of what bf16 x leaves out: hi + lo carry about 16 bits of x.
+template <bool LO>
+__device__ __forceinline__ bf16_t bf16_term(float x) {
+  if constexpr (LO) return f2bf(x - bf2f(f2bf(x)));
+  else return f2bf(x);
+}
+
 // Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1)):
-//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it).
-template <int K>
+//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
+// (LO: its second bf16 term).
+template <int K, bool LO = false>
 __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, const bf16_t* ks, const float* Gs) {
   constexpr int KP = K + 8;
   for (int idx = threadIdx.x; idx < kPackedRows * K; idx += kThreads) {
@@ -216,18 +224,19 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, const bf16_
     const int I = pr < 16 ? 0 : pr < 48 ? 1 : pr < 96 ? 2 : 3;
     const int j = pr - packed_row_offset(I);
     const float ref = Gs[block_ref_row(I) * K + d];
-    KC[pr * KP + d] = f2bf(bf2f(ks[j * KP + d]) * __expf(ref - Gs[j * K + d]));
+    KC[pr * KP + d] = bf16_term<LO>(bf2f(ks[j * KP + d]) * __expf(ref - Gs[j * K + d]));
   }
 }
 
-// Row operand of the gated C×C products: R[i][d] = coef(i, d) · x_id · exp(G_id − G_ref(block(i)) d).
-template <int K, class Coef>
+// Row operand of the gated C×C products: R[i][d] = coef(i, d) · x_id · exp(G_id − G_ref(block(i)) d)
+// (LO: its second bf16 term).
+template <int K, bool LO = false, class Coef>
 __device__ __forceinline__ void build_row_operand(bf16_t* R, const bf16_t* xs, const float* Gs, Coef coef) {
   constexpr int KP = K + 8;
   for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
     const int i = idx / K, d = idx % K;
     const float ref = Gs[block_ref_row(i / kBlock) * K + d];
-    R[i * KP + d] = f2bf(coef(i, d) * bf2f(xs[i * KP + d]) * __expf(Gs[i * K + d] - ref));
+    R[i * KP + d] = bf16_term<LO>(coef(i, d) * bf2f(xs[i * KP + d]) * __expf(Gs[i * K + d] - ref));
   }
 }
 
@@ -238,10 +247,11 @@ __device__ __forceinline__ int cc_n0() { return 32 * (threadIdx.x >> 7); }
 // The gated C×C product X[i][j] = Σ_d R_id S_jd e^{G_id − G_jd} over this warp's tile, unmasked:
 // scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
 // row operand Rg (already scaled by build_row_operand) against the packed KC of the warp's row block.
-template <int VAR, int K>
+// ACCUMULATE: add to acc (a second operand term) instead of starting from zero.
+template <int VAR, int K, bool ACCUMULATE = false>
 __device__ __forceinline__ void gated_cc_product(float (&acc)[1][4][4], const bf16_t* rows, const bf16_t* cols_or_packed) {
   constexpr int KP = K + 8;
-  frag_zero(acc);
+  if constexpr (!ACCUMULATE) frag_zero(acc);
   const int m0 = cc_m0(), n0 = cc_n0();
   if constexpr (VT<VAR>::vec_gate) {
     const int I = m0 / kBlock;

@@ -60,7 +60,8 @@ struct Config {
   // the exact list of rounding points is in docs/delta-cpu.md.
   bool round_to_bf16 = false;
   // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
-  // slice): 0 picks by occupancy (32 when fewer than 132 CTAs of 64 would run, else 64); 16, 32, 64.
+  // slice): 0 picks by occupancy (16 when the CTAs of 16 fit one wave on 132 SMs, else 32 when
+  // fewer than 132 CTAs of 64 would run, else 64); 16, 32, 64.
   int state_slice = 0;
 };
 

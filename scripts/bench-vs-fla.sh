@@ -11,8 +11,9 @@
 #     op): bench/fla_warm.py compiles FLA's kernels for the timed shapes, and (ACCURACY=1)
 #     bench/accuracy_vs_fla.py compares FLA and rewy on identical inputs (ACC_CASES, default the
 #     part-1 sweep: T in {1,63,64,65,1000,4096} and 3 packed sequences, with and without h0;
-#     ACC_H default 16; SEEDS). Autotuning results are not cached in this phase (concurrent runs
-#     would bias FLA's choice of configuration).
+#     ACC_H default 16; SEEDS; ACC_DEVICE=cpu checks the script with a mock FLA, no GPU).
+#     Autotuning results are not cached in this phase (concurrent runs would bias FLA's choice of
+#     configuration).
 #  2. rewy's timing (bench_delta) and its accuracy against f64 and the bf16 twin (delta_accuracy),
 #     on a quiet GPU.
 #  3. FLA's timing (fla_anchor.py) and kernel profile (PROFILE=1 at PROFILE_SHAPE) in one process

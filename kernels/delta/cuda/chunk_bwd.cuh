@@ -160,6 +160,10 @@ struct GradLayout {
   static constexpr size_t total = S5 + tile_k;
 };
 
+// Phases of grad_chunk for REWY_KERNEL_TIMING=2.
+inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
+                                               "p5 dKbar,out", "dg scan"};
+
 template <int VAR, int K, int V, bool REWY>
 __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
@@ -216,6 +220,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
   const int m0 = 16 * (warp & 3), nK = (K / 2) * (warp >> 2), nV = (V / 2) * (warp >> 2);
+  phase_start(p.phase_cycles);  // phases as kGradPhases names them
   const int cm0 = cc_m0(), cn0 = cc_n0();
 
   load_tile<kChunk, K>(qs, KP, p.q + baseK, strideK, len);
@@ -237,6 +242,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   for (int d = threadIdx.x; d < K; d += kThreads) colacc[d] = 0.f;
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
   tiles_landed();
+  phase_mark(p.phase_cycles, 0);
 
   // Gate helpers: G at (i, d), Γ = e^G, γ = G of the last row (rows past len continue flat).
   auto Gat = [&](int i, int d) -> float {
@@ -296,6 +302,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     }
   }
   __syncthreads();
+  phase_mark(p.phase_cycles, 1);
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
   load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
@@ -343,6 +350,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { dTf[r * LDF + cc] = x; });
   }
   __syncthreads();
+  phase_mark(p.phase_cycles, 2);
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
   if constexpr (REWY) {
@@ -397,6 +405,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   constexpr bool kGram = VAR == kGDN && !REWY;  // FLA's GDN baseline: ∂g through the key Gram (B5)
   if constexpr (kGram) frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { dAf[r * LDF + cc] = x; });
   __syncthreads();
+  phase_mark(p.phase_cycles, 3);
 
   // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
   // The row (erase) coefficient multiplies D^r; ∂β/∂b collect k ⊙ (Γ R_W + D^r) in dbw.
@@ -505,6 +514,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // only: its part of ∂g_t is the exclusive prefix Σ_{j < t} K̄_j ∂K̄_j, added after the cumsum
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
+  phase_mark(p.phase_cycles, 4);
   load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
   load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * K + d] = dG[0][j][e]; });
@@ -531,38 +541,47 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   else row_reduce_add<NTK>(dbw, m0, rowacc);
   if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(dG, m0, rowg);
   __syncthreads();  // row and column atomics have landed
+  phase_mark(p.phase_cycles, 5);
   if constexpr (VTr::has_beta)
     if (int(threadIdx.x) < len) p.dbeta[int64_t(tok0 + threadIdx.x) * p.H + h] = f2bf(rowacc[threadIdx.x]);
+  // The reverse cumsum stays in shared memory (each thread owns its column) and every ∂g is stored
+  // once: adding the prefix to values already in global memory put a load after each store on
+  // the chain, 64 round trips per thread.
   if constexpr (VTr::vec_gate) {
     for (int d = threadIdx.x; d < K; d += kThreads) {
-      float* dst = p.dg + baseK + d;
       float s = colacc[d];  // the state-decay term belongs to the last valid row
       for (int i = len - 1; i >= 0; --i) {
         s += Gd[i * K + d];
-        dst[int64_t(i) * strideK] = s;
+        Gd[i * K + d] = s;
       }
       float pre = 0.f;
+      float* dst = p.dg + baseK + d;
       for (int i = 0; i < len; ++i) {
-        dst[int64_t(i) * strideK] += pre;
+        dst[int64_t(i) * strideK] = Gd[i * K + d] + pre;
         pre += KbdKb[i * K + d];
       }
     }
   } else if constexpr (VTr::scalar_gate) {
-    if (threadIdx.x == 0) {
-      float s = 0.f;
-      for (int d = 0; d < K; ++d) s += colacc[d];
+    if (threadIdx.x < 32) {  // one warp: the suffix sum as a scan of the reversed rows, two a lane
+      const int lane = threadIdx.x;
+      float c = 0.f;
+      for (int d = lane; d < K; d += 32) c += colacc[d];
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) c += __shfl_xor_sync(0xffffffffu, c, off);
+      const int r0 = kChunk - 1 - 2 * lane, r1 = r0 - 1;  // rows >= len contribute nothing
+      const float2 suf = warp_pair_cumsum(r0 < len ? rowg[r0] : 0.f, r1 < len ? rowg[r1] : 0.f);
+      // Σ_{j < i} K̄_j ⊙ ∂K̄_j is the inclusive scan of the rows shifted down by one.
+      const float2 pre = warp_pair_cumsum(lane > 0 ? rowkb[2 * lane - 1] : 0.f, rowkb[2 * lane]);
+      __syncwarp();
+      rowg[r0] = c + suf.x;
+      rowg[r1] = c + suf.y;
+      __syncwarp();
       float* dst = p.dg + int64_t(tok0) * p.H + h;
-      for (int i = len - 1; i >= 0; --i) {
-        s += rowg[i];
-        dst[int64_t(i) * p.H] = s;
-      }
-      float pre = 0.f;
-      for (int i = 0; i < len; ++i) {
-        dst[int64_t(i) * p.H] += pre;
-        pre += rowkb[i];
-      }
+      if (2 * lane < len) dst[int64_t(2 * lane) * p.H] = rowg[2 * lane] + pre.x;
+      if (2 * lane + 1 < len) dst[int64_t(2 * lane + 1) * p.H] = rowg[2 * lane + 1] + pre.y;
     }
   }
+  phase_mark(p.phase_cycles, 6);  // thread 0's view: it takes part in both ∂g branches
 }
 
 }  // namespace rewy::delta::cuda_impl

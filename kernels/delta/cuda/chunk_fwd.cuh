@@ -105,6 +105,10 @@ __device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t*
   frag_store_global(acc, out, stride, m0, n0, len);
 }
 
+// Phases of wy_prep for REWY_KERNEL_TIMING=2 (Recompute mode: P falls in "operands", the inverse
+// is read back).
+inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inverse", "operands", "W,U"};
+
 template <int VAR, int K, int V, int MODE>
 __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) {
   using L = PrepLayout<VAR, K, V, MODE>;
@@ -145,8 +149,10 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       if (int(threadIdx.x) < len) bt = bf2f(p.beta[int64_t(tok0 + threadIdx.x) * p.H + h]);
     betas[threadIdx.x] = bt;
   }
+  phase_start(p.phase_cycles);
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
   tiles_landed();
+  phase_mark(p.phase_cycles, 0);
   if constexpr (VT<VAR>::vec_gate)
     if (MODE == kPrepForward) check_gate_span<K>(Gs, p);
 
@@ -185,7 +191,9 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
     });
     __syncthreads();  // As complete; the packed operand (aliased by Ts) is dead
+    phase_mark(p.phase_cycles, 1);
     solve_unit_lower(Ts, As, Mt);
+    phase_mark(p.phase_cycles, 2);
     for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += kThreads) {
       const int r = idx / kChunk, cc = idx % kChunk;
       const bf16_t t = f2bf(Ts[r * (kChunk + 1) + cc]);
@@ -229,9 +237,11 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     YU[i * VP + e] = f2bf(om * bf2f(YU[i * VP + e]));
   }
   tiles_landed();
+  phase_mark(p.phase_cycles, 3);
 
   tinv_apply_store<K>(Tb, KR, KP, p.W + baseK, strideK, len);  // W = 𝒯 Y_W
   tinv_apply_store<V>(Tb, YU, VP, p.U + baseV, strideV, len);  // U = 𝒯 Y_U
+  phase_mark(p.phase_cycles, 4);  // thread 0's view
 }
 
 // ------------------------------------------------------------------------------------------------

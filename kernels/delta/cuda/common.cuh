@@ -65,7 +65,31 @@ struct DeltaParams {
   float* dg = nullptr;   // like g
   float* dh0 = nullptr;  // [N][H][K][V] or null
   int* error_flag = nullptr;
+  // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
+  unsigned long long* phase_cycles = nullptr;
 };
+
+constexpr int kMaxPhases = 8;
+
+// Where a chunk-parallel kernel's time goes: thread 0 of every CTA adds the SM cycles since the
+// previous mark to sums[i]. Marks sit after block barriers, so a phase's cycles are the CTA's wall
+// time in it. The last mark's time lives in shared memory and the sums pointer is re-read from the
+// kernel parameters, so the timing holds no registers across the kernel (grad_chunk has none to
+// spare); with sums null a mark is one predicated branch.
+__device__ __forceinline__ long long& phase_clock_last() {
+  __shared__ long long last;
+  return last;
+}
+__device__ __forceinline__ void phase_start(unsigned long long* sums) {
+  if (sums && threadIdx.x == 0) phase_clock_last() = clock64();
+}
+__device__ __forceinline__ void phase_mark(unsigned long long* sums, int i) {
+  if (sums && threadIdx.x == 0) {
+    const long long t = clock64();
+    atomicAdd(sums + i, static_cast<unsigned long long>(t - phase_clock_last()));
+    phase_clock_last() = t;
+  }
+}
 
 __device__ __forceinline__ float bf2f(bf16_t x) { return __bfloat162float(x); }
 __device__ __forceinline__ bf16_t f2bf(float x) { return __float2bfloat16_rn(x); }

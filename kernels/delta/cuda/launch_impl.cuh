@@ -20,7 +20,8 @@ void set_smem(Kernel kernel, size_t bytes) {
 }
 
 // REWY_KERNEL_TIMING=1: every launch is timed with events (synchronising) and a per-kernel table
-// is printed at exit. For finding where time goes, not for reporting end-to-end times.
+// is printed at exit. REWY_KERNEL_TIMING=2 adds, for the kernels with phase marks, the mean SM
+// cycles per CTA of each phase. For finding where time goes, not for reporting end-to-end times.
 struct KernelTimes {
   std::mutex mu;
   std::map<std::string, std::pair<double, int>> t;
@@ -36,12 +37,12 @@ inline KernelTimes& kernel_times() {
   static KernelTimes kt;
   return kt;
 }
-inline bool kernel_timing() {
-  static const bool on = [] {
+inline int kernel_timing() {
+  static const int level = [] {
     const char* e = std::getenv("REWY_KERNEL_TIMING");
-    return e && std::string(e) == "1";
+    return e ? std::atoi(e) : 0;
   }();
-  return on;
+  return level;
 }
 
 template <class F>
@@ -69,6 +70,61 @@ void timed_launch(const std::string& name, cudaStream_t s, F&& launch) {
   kt.t[name].second += 1;
 }
 
+struct PhaseTimes {
+  struct Entry {
+    const char* const* labels = nullptr;
+    int phases = 0;
+    double ctas = 0;
+    double cycles[kMaxPhases] = {};
+    unsigned long long* device = nullptr;  // the kernel's sums, reused by every launch
+  };
+  std::mutex mu;
+  std::map<std::string, Entry> t;
+  ~PhaseTimes() {
+    if (t.empty()) return;
+    std::fprintf(stderr, "phase cycles per CTA (REWY_KERNEL_TIMING=2; SM clock cycles, thread 0 after each barrier):\n");
+    for (auto& [name, e] : t) {
+      double total = 0;
+      for (int i = 0; i < e.phases; ++i) total += e.cycles[i];
+      std::fprintf(stderr, "  %-32s %8.0f cycles:", name.c_str(), total / e.ctas);
+      for (int i = 0; i < e.phases; ++i)
+        std::fprintf(stderr, " | %s %.0f (%.0f%%)", e.labels[i], e.cycles[i] / e.ctas, 100 * e.cycles[i] / total);
+      std::fprintf(stderr, "\n");
+    }
+  }
+};
+inline PhaseTimes& phase_times() {
+  static PhaseTimes pt;
+  return pt;
+}
+
+// Launches with p.phase_cycles pointing at the kernel's sums when REWY_KERNEL_TIMING=2, then adds
+// them to the table (synchronising).
+template <class F>
+void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaParams& p, int ctas,
+                        const char* const* labels, int phases, F&& launch) {
+  if (kernel_timing() < 2) return timed_launch(name, s, [&] { launch(p); });
+  PhaseTimes::Entry* e;
+  {
+    auto& pt = phase_times();
+    std::lock_guard<std::mutex> g(pt.mu);
+    e = &pt.t[name];
+    if (!e->device) CUDA_CHECK(cudaMalloc(&e->device, kMaxPhases * sizeof(unsigned long long)));
+    e->labels = labels;
+    e->phases = phases;
+  }
+  DeltaParams q = p;
+  q.phase_cycles = e->device;
+  CUDA_CHECK(cudaMemsetAsync(q.phase_cycles, 0, kMaxPhases * sizeof(unsigned long long), s));
+  timed_launch(name, s, [&] { launch(q); });
+  unsigned long long host[kMaxPhases];
+  CUDA_CHECK(cudaMemcpyAsync(host, q.phase_cycles, sizeof(host), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::lock_guard<std::mutex> g(phase_times().mu);
+  for (int i = 0; i < phases; ++i) e->cycles[i] += double(host[i]);
+  e->ctas += ctas;
+}
+
 inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1) {
   static const char* vn[] = {"deltanet", "gdn", "kda", "gdn2"};
   std::string s = std::string(base) + "<" + vn[VAR] + "," + std::to_string(K) + "," + std::to_string(V);
@@ -81,9 +137,11 @@ void launch_prep(const DeltaParams& p, cudaStream_t s) {
   using L = PrepLayout<VAR, K, V, MODE>;
   static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE>, L::total), true);
   (void)once;
-  timed_launch(kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V), s, [&] {
-    wy_prep_kernel<VAR, K, V, MODE><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
-  });
+  constexpr int phases = sizeof(kPrepPhases) / sizeof(kPrepPhases[0]);
+  phase_timed_launch(kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V), s, p, p.num_chunks * p.H,
+                     kPrepPhases, phases, [&](const DeltaParams& q) {
+                       wy_prep_kernel<VAR, K, V, MODE><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
+                     });
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -113,9 +171,11 @@ void launch_grad(const DeltaParams& p, cudaStream_t s) {
   using L = GradLayout<VAR, K, V>;
   static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY>, L::total), true);
   (void)once;
-  timed_launch(kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V), s, [&] {
-    grad_chunk_kernel<VAR, K, V, REWY><<<dim3(p.num_chunks, p.H), kThreads, L::total, s>>>(p);
-  });
+  constexpr int phases = sizeof(kGradPhases) / sizeof(kGradPhases[0]);
+  phase_timed_launch(kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V), s, p, p.num_chunks * p.H,
+                     kGradPhases, phases, [&](const DeltaParams& q) {
+                       grad_chunk_kernel<VAR, K, V, REWY><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
+                     });
 }
 
 // Runtime (K, V, BV) to template arguments.

@@ -144,9 +144,46 @@ def ratio(ours, ref):
     return 1.0 if ours == 0 else float("inf")
 
 
+def summarize(rows):
+    """The per-op table: medians over draws, the worst per-draw ratios and their cases; returns the
+    number of rows above a bar."""
+    print(f"\n== same-input accuracy summary (medians over draws; worst = largest per-draw ours/FLA, and its case;"
+          f" bar {BAR}) ==")
+    print(f"{'op':9s} {'backward':8s} {'policy':9s} {'tensor':6s} {'ours':>9s} {'FLA':>9s} {'ratio':>6s} {'worst':>6s}"
+          f" {'case':>16s} {'twin':>9s} {'o/twin':>6s}")
+    above = 0
+    for (op, algo, policy, t), v in rows.items():
+        mo, mf, mt = (statistics.median(x[i] for x in v) for i in range(3))
+        worst, worst_case = max((ratio(e, f), c) for e, f, _, c in v)
+        worst_twin = max(ratio(e, tw) for e, _, tw, _ in v)  # nan (no twin) compares false
+        bad = worst > BAR or worst_twin > 2
+        flag = "  <-- above bar" if bad else ""
+        above += bad
+        print(f"{OUR_OP[op]:9s} {algo:8s} {policy:9s} {t:6s} {mo:9.2e} {mf:9.2e} {ratio(mo, mf):6.2f} {worst:6.2f}"
+              f" {worst_case:>16s} {mt:9.2e} {worst_twin:6.2f}{flag}")
+    draws = len({(op, c) for (op, *_), v in rows.items() for *_, c in v})
+    print(f"same-input rows above a bar (worst draw: ours > {BAR}x FLA or > 2x twin): {above} of {len(rows)}"
+          f" ({draws} op-case pairs)")
+    return above
+
+
+def read_same_lines(paths):
+    """rows as main() collects them, from the SAME lines of earlier runs' logs."""
+    rows = collections.defaultdict(list)
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) != 12 or w[0] != "SAME" or w[10] != "twin":
+                    continue  # exact-zero, FLA-failed and other lines
+                op, case, _, algo, policy, t = w[1:7]
+                rows[(op, algo, policy, t)].append((float(w[7]), float(w[8]), float(w[11]), case))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rewy", required=True, help="the rewy binary (CUDA build)")
+    ap.add_argument("--rewy", help="the rewy binary (CUDA build)")
     ap.add_argument("--ops", default="delta,gdn,kda,gdn2")
     ap.add_argument("--cases", default="1024:h0", help="comma-separated cases: T[:h0] or v<L1>+<L2>+...[:h0]")
     ap.add_argument("--sweep", action="store_true", help=f"the part-1 case set ({SWEEP}), one seed per case")
@@ -155,7 +192,14 @@ def main():
     ap.add_argument("--work", default="/tmp/rewy-accuracy", help="HDF5 files (about 70 MB each at T = 1024, H = 16)")
     ap.add_argument("--device", default="cuda", help="where rewy runs (cpu: a check of this script)")
     ap.add_argument("--twin", type=int, default=1, help="also run the bf16 CPU twin (bar: ours <= 2x twin)")
+    ap.add_argument("--summarize", nargs="+", metavar="LOG",
+                    help="no measuring: the summary of the SAME lines in these logs (runs split over processes)")
     a = ap.parse_args()
+    if a.summarize:
+        summarize(read_same_lines(a.summarize))
+        return 0
+    if not a.rewy:
+        ap.error("--rewy is required unless --summarize is given")
     cases = (SWEEP if a.sweep else a.cases).split(",")
     for c in cases:
         parse_case(c)  # a malformed case fails before any work
@@ -164,11 +208,14 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     print(f"same-input accuracy: H={a.H} D=128, cases {','.join(cases)}, seeds {seeds}; relative L2 error vs f64",
           flush=True)
+    sweep_cases = SWEEP.split(",")
     rows = collections.defaultdict(list)  # (op, algo, policy, tensor) -> [(ours, fla, twin, case)]
     for op in ops:
         for ci, case in enumerate(cases):
+            # a fresh draw per case, the same whichever process or list runs the case
+            case_index = sweep_cases.index(case) if case in sweep_cases else len(sweep_cases) + ci
             for seed in seeds:
-                seed = seed + 100 * ci  # a fresh draw per case
+                seed = seed + 100 * case_index
                 try:
                     inputs, exact, fla = draw(op, case, a.H, seed)
                 except Exception as e:  # FLA (or the reference) failed for this op: say so, go on
@@ -195,23 +242,7 @@ def main():
                                   f" twin {et:.3e}", flush=True)
                 del inputs, exact, fla
                 torch.cuda.empty_cache()
-    print(f"\n== same-input accuracy summary (medians over draws; worst = largest per-draw ours/FLA, and its case;"
-          f" bar {BAR}) ==")
-    print(f"{'op':9s} {'backward':8s} {'policy':9s} {'tensor':6s} {'ours':>9s} {'FLA':>9s} {'ratio':>6s} {'worst':>6s}"
-          f" {'case':>16s} {'twin':>9s} {'o/twin':>6s}")
-    above = 0
-    for (op, algo, policy, t), v in rows.items():
-        mo, mf, mt = (statistics.median(x[i] for x in v) for i in range(3))
-        worst, worst_case = max((ratio(e, f), c) for e, f, _, c in v)
-        worst_twin = max(ratio(e, tw) for e, _, tw, _ in v)  # nan (no twin) compares false
-        bad = worst > BAR or worst_twin > 2
-        flag = "  <-- above bar" if bad else ""
-        above += bad
-        print(f"{OUR_OP[op]:9s} {algo:8s} {policy:9s} {t:6s} {mo:9.2e} {mf:9.2e} {ratio(mo, mf):6.2f} {worst:6.2f}"
-              f" {worst_case:>16s} {mt:9.2e} {worst_twin:6.2f}{flag}")
-    draws = len({(op, c) for (op, *_), v in rows.items() for *_, c in v})
-    print(f"same-input rows above a bar (worst draw: ours > {BAR}x FLA or > 2x twin): {above} of {len(rows)}"
-          f" ({draws} op-case pairs)")
+    summarize(rows)
     return 0
 
 

@@ -10,8 +10,8 @@
 #  1. In parallel, one process per op (FLA's Triton compilation is CPU-bound and costs 90-230 s per
 #     op): bench/fla_warm.py compiles FLA's kernels for the timed shapes, and (ACCURACY=1)
 #     bench/accuracy_vs_fla.py compares FLA and rewy on identical inputs (ACC_CASES, default the
-#     part-1 sweep: T in {1,63,64,65,1000,4096} and 3 packed sequences, with and without h0;
-#     ACC_H default 16; SEEDS; ACC_DEVICE=cpu checks the script with a mock FLA, no GPU).
+#     part-1 sweep: T in {1,63,64,65,1000,4096} and 3 packed sequences, with and without h0, in
+#     four processes per op; ACC_H default 16; SEEDS default 1; ACC_DEVICE=cpu checks the script with a mock FLA, no GPU).
 #     Autotuning results are not cached in this phase (concurrent runs would bias FLA's choice of
 #     configuration).
 #  2. rewy's timing (bench_delta) and its accuracy against f64 and the bf16 twin (delta_accuracy),
@@ -64,27 +64,35 @@ if [ "$time_fla" = 1 ] && [ "${WARM:-1}" = 1 ]; then
     pids+=($!)
   done
 fi
+# The sweep runs as one process per op and group of cases that share Triton's specialisations
+# (T = 1; T not a multiple of 16; T a multiple of 16; varlen), so FLA's compilation of each
+# specialisation runs in parallel instead of one after another.
+acc_groups=("1,1:h0" "63,63:h0,65,65:h0,1000,1000:h0" "64,64:h0,4096,4096:h0" "v63+1000+130,v63+1000+130:h0")
+[ -n "${ACC_CASES:-}" ] && acc_groups=("$ACC_CASES")
 for op in ${acc_ops//,/ }; do
-  case_args=(--sweep)
-  [ -n "${ACC_CASES:-}" ] && case_args=(--cases "$ACC_CASES")
-  TRITON_CACHE_AUTOTUNING=0 timeout "${FLA_TIMEOUT:-540}" python3 bench/accuracy_vs_fla.py --rewy "$build/rewy" --ops "$op" \
-    "${case_args[@]}" --H "${ACC_H:-16}" ${SEEDS:+--seeds "$SEEDS"} ${ACC_DEVICE:+--device "$ACC_DEVICE"} --work "/tmp/rewy-accuracy-$op" \
-    >"$build/acc_vs_fla_$op.log" 2>&1 &
-  pids+=($!)
+  rm -f "$build/acc_vs_fla_${op}"_*.log
+  for g in "${!acc_groups[@]}"; do
+    TRITON_CACHE_AUTOTUNING=0 timeout "${FLA_TIMEOUT:-540}" python3 bench/accuracy_vs_fla.py --rewy "$build/rewy" --ops "$op" \
+      --cases "${acc_groups[$g]}" --H "${ACC_H:-16}" --seeds "${SEEDS:-1}" ${ACC_DEVICE:+--device "$ACC_DEVICE"} \
+      --work "/tmp/rewy-accuracy-$op-$g" >"$build/acc_vs_fla_${op}_$g.log" 2>&1 &
+    pids+=($!)
+  done
 done
 for p in "${pids[@]}"; do wait "$p" || echo "bench-vs-fla: a phase-1 process failed (exit $?): see $build/fla_warm_*.log, $build/acc_vs_fla_*.log"; done
 [ ${#pids[@]} = 0 ] || { echo "== phase 1 (FLA compilation, same-input accuracy) took $((SECONDS - t0)) s"; tail -n 3 "$build"/fla_warm_*.log 2>/dev/null; }
-same_input_summaries() {
-  local op
+same_input_summaries() {  # one table per op over its groups' SAME lines; unfinished groups named
+  local op log
   for op in ${acc_ops//,/ }; do
-    sed -n '/same-input accuracy summary/,$p' "$build/acc_vs_fla_$op.log"
-    grep -q 'same-input accuracy summary' "$build/acc_vs_fla_$op.log" ||
-      { echo "== same-input accuracy for $op did not finish:"; tail -n 5 "$build/acc_vs_fla_$op.log"; }
+    python3 bench/accuracy_vs_fla.py --summarize "$build/acc_vs_fla_${op}"_*.log
+    for log in "$build/acc_vs_fla_${op}"_*.log; do
+      grep -q 'same-input accuracy summary' "$log" ||
+        { echo "== same-input accuracy, $(basename "$log") did not finish (its finished cases are above):"; tail -n 3 "$log"; }
+    done
   done
 }
 if [ "${ONLY:-0}" = 1 ]; then
   : >"$out/fla_session.log"
-  for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_$op.log" >>"$out/fla_session.log"; done
+  for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_session.log"; done
   same_input_summaries | tee "$out/side_by_side.txt"
   exit 0
 fi
@@ -108,7 +116,7 @@ if [ "$time_fla" = 1 ] || { [ "${FLA:-1}" = 1 ] && [ "${PROFILE:-0}" = 1 ]; }; t
   TRITON_CACHE_AUTOTUNING=1 timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_session.py "${session[@]}" 2>&1 |
     tee -a "$out/fla_session.log" | grep -vE "^PROFILE "
 fi
-for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_$op.log" >>"$out/fla_session.log"; done
+for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_session.log"; done
 
 # Phase 4: the table.
 [ -f "$out/ours.csv" ] || echo "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms" >"$out/ours.csv"

@@ -138,7 +138,7 @@ struct GradLayout {
   // persistent
   static constexpr size_t qs = 0, ks = qs + tile_k;
   static constexpr size_t Gs = ks + tile_k;
-  static constexpr size_t Tb = Gs + align16((kVec ? kChunk * K : kChunk) * 4);
+  static constexpr size_t Tb = Gs + align16((kVec ? kChunk * kGateLd<K> : kChunk) * 4);
   static constexpr size_t dPb = Tb + tile_c;  // ∂P (scalar gates: Γˢ ⊙ ∂P), masked i >= j
   static constexpr size_t dAb = dPb + tile_c;  // ∂A (scalar gates: Γˢ ⊙ ∂A), masked i > j
   static constexpr size_t betas = dAb + tile_c;
@@ -150,9 +150,9 @@ struct GradLayout {
   // slots reused across phases (see grad_chunk_kernel)
   static constexpr size_t S1 = colacc + align16(K * 4);
   static constexpr size_t S1_bytes =
-      cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * K * 4)));
+      cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * kGateLd<K> * 4)));
   static constexpr size_t S2 = S1 + S1_bytes;
-  static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * K * 4)));
+  static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * kGateLd<K> * 4)));
   static constexpr size_t S3 = S2 + S2_bytes;
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
   static constexpr size_t S4 = S3 + S3_bytes;
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
   constexpr int KP = L::KP, VP = L::VP, NTK = K / 16, NTV = V / 16;
-  constexpr int LDF = kChunk + 1;
+  constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -464,7 +464,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * __expf(Gs[r * K + d] - Gs[block_ref_row(I) * K + d]);
+      const float x = acc[0][j][e] * __expf(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
       const float co = bco(r, d), kk = kv(r, d);
       dk[0][j][e] += co * x;
       dbw[0][j][e] += kk * x;
@@ -479,7 +479,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     __syncthreads();
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * __expf(Gs[r * K + d] - Gs[block_ref_row(I) * K + d]);
+      const float x = acc[0][j][e] * __expf(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
       dq[0][j][e] += x;
       dG[0][j][e] += qv(r, d) * x;
     });
@@ -493,7 +493,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
         const int J = pr < 64 ? 0 : pr < 112 ? 1 : pr < 144 ? 2 : 3;
         const int i = pr - (64 * J - 8 * J * (J - 1)) + kBlock * J;
         const float x = pass == 0 ? bco(i, d) * kv(i, d) : qv(i, d);
-        packed[pr * KP + d] = f2bf(x * __expf(Gs[i * K + d] - Gs[block_ref_row(J) * K + d]));
+        packed[pr * KP + d] = f2bf(x * __expf(Gs[i * GL + d] - Gs[block_ref_row(J) * GL + d]));
       }
       __syncthreads();
       const int J = I;
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, RCJ, KP, m0, nK, kBlock * J,
                                                      kChunk);
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e] * __expf(Gs[block_ref_row(J) * K + d] - Gs[r * K + d]);
+        const float x = acc[0][j][e] * __expf(Gs[block_ref_row(J) * GL + d] - Gs[r * GL + d]);
         dk[0][j][e] += x;
         dG[0][j][e] -= kv(r, d) * x;
       });
@@ -517,7 +517,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   phase_mark(p.phase_cycles, 4);
   load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
   load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
-  if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * K + d] = dG[0][j][e]; });
+  if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
   tiles_landed();
   {
     float acc[1][NTK][4];
@@ -532,7 +532,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       dk[0][j][e] += dPdiag[r] * qv(r, d);
     });
     __syncthreads();  // E and ∂H⁺ are read; S2 takes K̄ ⊙ ∂K̄
-    if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * K + d] = tmp[0][j][e]; });
+    if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
     if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(tmp, m0, rowkb);
   }
   frag_store_global(dq, p.dq + baseK, strideK, m0, nK, len);
@@ -551,14 +551,14 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     for (int d = threadIdx.x; d < K; d += kThreads) {
       float s = colacc[d];  // the state-decay term belongs to the last valid row
       for (int i = len - 1; i >= 0; --i) {
-        s += Gd[i * K + d];
-        Gd[i * K + d] = s;
+        s += Gd[i * GL + d];
+        Gd[i * GL + d] = s;
       }
       float pre = 0.f;
       float* dst = p.dg + baseK + d;
       for (int i = 0; i < len; ++i) {
-        dst[int64_t(i) * strideK] = Gd[i * K + d] + pre;
-        pre += KbdKb[i * K + d];
+        dst[int64_t(i) * strideK] = Gd[i * GL + d] + pre;
+        pre += KbdKb[i * GL + d];
       }
     }
   } else if constexpr (VTr::scalar_gate) {

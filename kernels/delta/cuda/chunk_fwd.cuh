@@ -27,7 +27,7 @@ struct PrepLayout {
   static constexpr size_t ks = 0;                                                  // bf16 [C][KP] k
   static constexpr size_t qs = ks + tile_k;                                        // bf16 [C][KP] q
   static constexpr size_t Gs = qs + tile_k;                                        // f32 [C][K] or [C]
-  static constexpr size_t betas = Gs + align16((kVec ? kChunk * K : kChunk) * 4);  // f32 [C]
+  static constexpr size_t betas = Gs + align16((kVec ? kChunk * kGateLd<K> : kChunk) * 4);  // f32 [C]
   static constexpr size_t KR = betas + align16(kChunk * 4);  // bf16 [C][KP] row operand, then Y_W
   static constexpr size_t YU = KR + tile_k;                  // bf16 [C][VP] v, then Y_U
   static constexpr size_t bs = YU + tile_v;                  // bf16 [C][KP] b (GDN2)
@@ -89,8 +89,8 @@ template <int VAR, int K>
 __device__ __forceinline__ float yw_coef(const float* betas, const bf16_t* bs, const float* Gs, int i, int d) {
   if constexpr (VAR == kDeltaNet) return betas[i];
   else if constexpr (VAR == kGDN) return betas[i] * __expf(Gs[i]);
-  else if constexpr (VAR == kKDA) return betas[i] * __expf(Gs[i * K + d]);
-  else return bf2f(bs[i * (K + 8) + d]) * __expf(Gs[i * K + d]);
+  else if constexpr (VAR == kKDA) return betas[i] * __expf(Gs[i * kGateLd<K> + d]);
+  else return bf2f(bs[i * (K + 8) + d]) * __expf(Gs[i * kGateLd<K> + d]);
 }
 
 // out[r < len] = 𝒯 Y for an N-wide right-hand side Y [C][ldy] (warps: 4 row blocks × 2 column halves).

@@ -145,9 +145,13 @@ __device__ __forceinline__ void tiles_landed() {
   __syncthreads();
 }
 
-// In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
-// g were 0 there). Vector gates: Gs[i * K + d]; scalar: Gs[i]. Flags positive log-decays.
-// Called by the whole block; completes the caller's outstanding tile copies (vector gates).
+// Row stride (floats) of the fp32 [C][K] tiles of channel gates (G and the backward's ∂G staging):
+// they are read in the mma fragment layout (8 rows × 4 column pairs a warp), where a stride of K
+// words puts the 8 rows in one bank (8-way conflicts); K + 4 leaves 2-way, the least for 4-byte
+// loads of that pattern.
+template <int K>
+inline constexpr int kGateLd = K + 4;
+
 // In-chunk cumsum of a scalar log-decay by one warp, two rows a lane: lane l holds g at rows 2l and
 // 2l + 1 and gets G there (x, y). Every kernel that needs G of a scalar gate scans with this, so
 // the forward's and the backward's G agree bit for bit.
@@ -163,13 +167,16 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
   return make_float2((incl - pair) + g0, incl);
 }
 
+// In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
+// g were 0 there). Vector gates: Gs[i * kGateLd<K> + d]; scalar: Gs[i]. Flags positive log-decays.
+// Called by the whole block; completes the caller's outstanding tile copies (vector gates).
 template <int VAR, int K>
 __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
     // The [C][K] tile lands through cp.async (with any tiles issued before), then a per-channel scan
     // in shared memory: two threads per channel scan 32 rows each, the second half adds the first
     // half's total.
-    async_tile<kChunk, K * 4>(Gs, K * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
+    async_tile<kChunk, K * 4>(Gs, kGateLd<K> * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
     tiles_landed();
     constexpr int kHalf = kChunk / 2;
     const int d = threadIdx.x % K, part = threadIdx.x / K;  // K = 128: parts 0, 1; K = 64: 0..3 (2 used)
@@ -177,17 +184,17 @@ __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int
       float s = 0.f;
       bool positive = false;
       for (int i = part * kHalf; i < (part + 1) * kHalf; ++i) {
-        const float gi = Gs[i * K + d];
+        const float gi = Gs[i * kGateLd<K> + d];
         positive |= gi > 0.f;
         s += gi;
-        Gs[i * K + d] = s;
+        Gs[i * kGateLd<K> + d] = s;
       }
       if (positive && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
     }
     __syncthreads();
     if (part == 1) {
-      const float first = Gs[(kHalf - 1) * K + d];
-      for (int i = kHalf; i < kChunk; ++i) Gs[i * K + d] += first;
+      const float first = Gs[(kHalf - 1) * kGateLd<K> + d];
+      for (int i = kHalf; i < kChunk; ++i) Gs[i * kGateLd<K> + d] += first;
     }
   } else if constexpr (VT<VAR>::scalar_gate) {
     if (threadIdx.x < 32) {
@@ -206,7 +213,7 @@ __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int
 // G at row i, channel d (1 for ungated variants is never asked for).
 template <int VAR, int K>
 __device__ __forceinline__ float gate_at(const float* Gs, int i, int d) {
-  if constexpr (VT<VAR>::vec_gate) return Gs[i * K + d];
+  if constexpr (VT<VAR>::vec_gate) return Gs[i * kGateLd<K> + d];
   else return Gs[i];
 }
 
@@ -222,8 +229,9 @@ __device__ __forceinline__ void check_gate_span(const float* Gs, const DeltaPara
     bool bad = false;
 #pragma unroll
     for (int I = 0; I < kChunk / kBlock; ++I) {
-      const float first = Gs[(kBlock * I) * K + d], ref = Gs[block_ref_row(I) * K + d],
-                  last = Gs[(kBlock * I + kBlock - 1) * K + d];
+      constexpr int GL = kGateLd<K>;
+      const float first = Gs[(kBlock * I) * GL + d], ref = Gs[block_ref_row(I) * GL + d],
+                  last = Gs[(kBlock * I + kBlock - 1) * GL + d];
       bad |= (first - ref > kMaxExponent) || (ref - last > kMaxExponent);
     }
     if (bad && p.error_flag) atomicOr(p.error_flag, kErrGateSpan);
@@ -247,8 +255,8 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, const bf16_
     const int pr = idx / K, d = idx % K;
     const int I = pr < 16 ? 0 : pr < 48 ? 1 : pr < 96 ? 2 : 3;
     const int j = pr - packed_row_offset(I);
-    const float ref = Gs[block_ref_row(I) * K + d];
-    KC[pr * KP + d] = bf16_term<LO>(bf2f(ks[j * KP + d]) * __expf(ref - Gs[j * K + d]));
+    const float ref = Gs[block_ref_row(I) * kGateLd<K> + d];
+    KC[pr * KP + d] = bf16_term<LO>(bf2f(ks[j * KP + d]) * __expf(ref - Gs[j * kGateLd<K> + d]));
   }
 }
 
@@ -259,8 +267,8 @@ __device__ __forceinline__ void build_row_operand(bf16_t* R, const bf16_t* xs, c
   constexpr int KP = K + 8;
   for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
     const int i = idx / K, d = idx % K;
-    const float ref = Gs[block_ref_row(i / kBlock) * K + d];
-    R[i * KP + d] = bf16_term<LO>(coef(i, d) * bf2f(xs[i * KP + d]) * __expf(Gs[i * K + d] - ref));
+    const float ref = Gs[block_ref_row(i / kBlock) * kGateLd<K> + d];
+    R[i * KP + d] = bf16_term<LO>(coef(i, d) * bf2f(xs[i * KP + d]) * __expf(Gs[i * kGateLd<K> + d] - ref));
   }
 }
 

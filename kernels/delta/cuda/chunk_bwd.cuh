@@ -158,6 +158,7 @@ struct GradLayout {
   static constexpr size_t S4 = S3 + S3_bytes;
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   static constexpr size_t total = S5 + tile_k;
+  static_assert(total + 16 <= 227 * 1024, "grad_chunk's shared memory (and the phase clock's) exceeds 227 KB per block");
 };
 
 // Phases of grad_chunk for REWY_KERNEL_TIMING=2.

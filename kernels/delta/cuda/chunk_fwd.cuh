@@ -26,7 +26,7 @@ struct PrepLayout {
   static constexpr size_t tile_v = align16(size_t(kChunk) * VP * 2);
   static constexpr size_t ks = 0;                                                  // bf16 [C][KP] k
   static constexpr size_t qs = ks + tile_k;                                        // bf16 [C][KP] q
-  static constexpr size_t Gs = qs + tile_k;                                        // f32 [C][K] or [C]
+  static constexpr size_t Gs = qs + tile_k;                                        // f32 [C][kGateLd] or [C]
   static constexpr size_t betas = Gs + align16((kVec ? kChunk * kGateLd<K> : kChunk) * 4);  // f32 [C]
   static constexpr size_t KR = betas + align16(kChunk * 4);  // bf16 [C][KP] row operand, then Y_W
   static constexpr size_t YU = KR + tile_k;                  // bf16 [C][VP] v, then Y_U
@@ -40,6 +40,7 @@ struct PrepLayout {
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t Mt = As + (MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0);  // f32 [3][16][16]
   static constexpr size_t total = Mt + (MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0);
+  static_assert(total + 16 <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
 };
 
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]; Mt: f32 scratch of 3 × 16 × 16.

@@ -4,6 +4,7 @@ reference, draw by draw (the input distributions and f64 token recurrence of fla
     PYTHONPATH=<dir with FLA's fla/ and fla_accuracy.py> python3 bench/accuracy_vs_fla.py \
         --rewy BUILD/rewy [--ops delta,gdn,kda,gdn2] [--cases 1024:h0 | --sweep] [--H 16] \
         [--seeds 1,2,3] [--work DIR]
+    python3 bench/accuracy_vs_fla.py --summarize LOG...   # one table from runs split over processes
 
 A case is `T` or `T:h0` (one sequence of T tokens, with an initial state or without), or
 `v<L1>+<L2>+...[:h0]` (varlen: sequences of those lengths packed along T, with cu_seqlens and one

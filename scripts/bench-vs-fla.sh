@@ -72,7 +72,9 @@ acc_groups=("1,1:h0" "63,63:h0,65,65:h0,1000,1000:h0" "64,64:h0,4096,4096:h0" "v
 for op in ${acc_ops//,/ }; do
   rm -f "$build/acc_vs_fla_${op}"_*.log
   for g in "${!acc_groups[@]}"; do
-    TRITON_CACHE_AUTOTUNING=0 timeout "${FLA_TIMEOUT:-540}" python3 bench/accuracy_vs_fla.py --rewy "$build/rewy" --ops "$op" \
+    # (the bf16 twin's small CPU GEMMs: one BLAS thread a process, many processes side by side)
+    OPENBLAS_NUM_THREADS=1 TRITON_CACHE_AUTOTUNING=0 timeout "${FLA_TIMEOUT:-540}" \
+      python3 bench/accuracy_vs_fla.py --rewy "$build/rewy" --ops "$op" \
       --cases "${acc_groups[$g]}" --H "${ACC_H:-16}" --seeds "${SEEDS:-1}" ${ACC_DEVICE:+--device "$ACC_DEVICE"} \
       --work "/tmp/rewy-accuracy-$op-$g" >"$build/acc_vs_fla_${op}_$g.log" 2>&1 &
     pids+=($!)

@@ -1,4 +1,5 @@
-// Launch helpers shared by the CUDA op files (engine/cuda/ops_*.cu).
+// Launch helpers shared by the CUDA op files (engine/cuda/ops_*.cu); warp_sum also by the
+// delta-rule kernels.
 #pragma once
 #include <algorithm>
 #include <cstdint>

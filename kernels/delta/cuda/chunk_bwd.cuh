@@ -297,8 +297,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     for (int d = warp; d < K; d += kThreads / 32) {
       float s = 0.f;
       for (int e = threadIdx.x & 31; e < V; e += 32) s += bf2f(Hb[d * VP + e]) * bf2f(dHb[d * VP + e]);
-#pragma unroll
-      for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+      s = warp_sum(s);
       if ((threadIdx.x & 31) == 0) atomicAdd(&colacc[d], __expf(Gat(kChunk - 1, d)) * s);
     }
   }
@@ -567,8 +566,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       const int lane = threadIdx.x;
       float c = 0.f;
       for (int d = lane; d < K; d += 32) c += colacc[d];
-#pragma unroll
-      for (int off = 16; off > 0; off >>= 1) c += __shfl_xor_sync(0xffffffffu, c, off);
+      c = warp_sum(c);
       const int r0 = kChunk - 1 - 2 * lane, r1 = r0 - 1;  // rows >= len contribute nothing
       const float2 suf = warp_pair_cumsum(r0 < len ? rowg[r0] : 0.f, r1 < len ? rowg[r1] : 0.f);
       // Σ_{j < i} K̄_j ⊙ ∂K̄_j is the inclusive scan of the rows shifted down by one.

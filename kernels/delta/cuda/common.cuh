@@ -5,9 +5,12 @@
 
 #include <cstdint>
 
+#include "engine/cuda/ops_common.cuh"
 #include "kernels/delta/cuda/mma.cuh"
 
 namespace rewy::delta::cuda_impl {
+
+using ::rewy::detail::cuda_ops::warp_sum;
 
 constexpr int kChunk = 64;           // C: rows of a chunk (one m64 tile)
 constexpr int kCP = kChunk + 8;      // padded leading dimension of C-wide bf16 tiles

@@ -176,18 +176,13 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     round_bf16_if(p.round, Hr);
     round_bf16_if(p.round, dHr);
     std::vector<T> Y = cd.wy_rhs(), Qh = hadamard(cd.q, cd.gam), Kb = hadamard(cd.k, cd.gbar);
-    std::vector<T> Qh2 = Qh;  // ∂H's operand: Q̂ as two bf16 terms (hi + rounded remainder), as the kernels
+    std::vector<T> Qh2 = Qh;  // ∂H's operand: Q̂ as two bf16 terms, as the kernels
+    round_bf16_two_terms_if(p.round, Qh2);
     // ∂E's K̄ ∂H⁺: a bf16 K̄ operand for channel gates; scalar gates (and DeltaNet, K̄ = K) scale the
     // rows of K ∂H⁺ by e^{γ−G} in fp32, so K̄ is not rounded there.
     std::vector<T> KbE = Kb;
     round_bf16_if(p.round && p.gk == GateKind::Channel, KbE);
     for (auto* x : {&Y, &Qh, &Kb}) round_bf16_if(p.round, *x);  // GEMM operands of the kernels
-    if (p.round) {
-      std::vector<T> lo(Qh2.size());
-      for (size_t i = 0; i < lo.size(); ++i) lo[i] = Qh2[i] - Qh[i];
-      round_bf16_if(true, lo);
-      for (size_t i = 0; i < lo.size(); ++i) Qh2[i] = Qh[i] + lo[i];
-    }
 
     // §3: ∂E = s Pᵀ∂O + K̄ ∂H⁺, ∂P = s tril(∂O Eᵀ), ∂Q̂ = s ∂O Hᵀ, ∂K̄ = E ∂H⁺ᵀ, ∂X = [−∂E Hᵀ | ∂E]
     std::vector<T> dE(size_t(m) * V), dP(size_t(m) * m), dQh(size_t(m) * K), dKb(size_t(m) * K);

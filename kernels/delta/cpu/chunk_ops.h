@@ -30,6 +30,15 @@ template <typename T>
 void round_bf16_if(bool on, std::vector<T>& v) {
   round_bf16_if(on, v.data(), v.size());
 }
+// The same for an operand the kernels carry as two bf16 terms: bf16(x) + bf16(x − bf16(x)).
+template <typename T>
+void round_bf16_two_terms_if(bool on, std::vector<T>& v) {
+  if (on)
+    for (T& x : v) {
+      const T hi = round_bf16(x);
+      x = hi + round_bf16(x - hi);
+    }
+}
 
 // The whole problem as contiguous arrays in the flattened token layout [B*T, H, ·].
 template <typename T>
@@ -275,13 +284,10 @@ class Gating {
   std::vector<T> scaled(const T* X, const std::vector<T>& f, int rows, bool two_term = false) const {
     std::vector<T> r(size_t(rows) * K_);
     for (size_t i = 0; i < r.size(); ++i) r[i] = X[i] * f[i];
-    if (!round_) return r;
-    std::vector<T> hi = r;
-    round_bf16_if(true, hi);
-    if (!two_term) return hi;
-    for (size_t i = 0; i < r.size(); ++i) r[i] -= hi[i];
-    round_bf16_if(true, r);
-    for (size_t i = 0; i < r.size(); ++i) r[i] += hi[i];
+    if (two_term)
+      round_bf16_two_terms_if(round_, r);
+    else
+      round_bf16_if(round_, r);
     return r;
   }
 

@@ -216,10 +216,9 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       qg *= __expf(G);
       kg *= __expf(gamma - G);
     }
-    const bf16_t qhi = f2bf(qg);
-    p.Qg[baseK + int64_t(i) * strideK + d] = qhi;
+    p.Qg[baseK + int64_t(i) * strideK + d] = bf16_term<false>(qg);
     if constexpr (VT<VAR>::gated)
-      if (p.Qlo) p.Qlo[baseK + int64_t(i) * strideK + d] = f2bf(qg - bf2f(qhi));
+      if (p.Qlo) p.Qlo[baseK + int64_t(i) * strideK + d] = bf16_term<true>(qg);
     p.Kg[baseK + int64_t(i) * strideK + d] = f2bf(kg);
   }
   for (int d = threadIdx.x; d < K; d += kThreads)

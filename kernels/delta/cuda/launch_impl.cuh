@@ -99,10 +99,13 @@ inline PhaseTimes& phase_times() {
 }
 
 // Launches with p.phase_cycles pointing at the kernel's sums when REWY_KERNEL_TIMING=2, then adds
-// them to the table (synchronising).
-template <class F>
-void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaParams& p, int ctas,
-                        const char* const* labels, int phases, F&& launch) {
+// them to the table (synchronising). For the chunk-parallel kernels (one CTA per chunk and head);
+// labels name the kernel's phases, one per phase_mark index.
+template <int N, class F>
+void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaParams& p, const char* const (&labels)[N],
+                        F&& launch) {
+  static_assert(N <= kMaxPhases, "more phases than DeltaParams::phase_cycles holds");
+  constexpr int phases = N;
   if (kernel_timing() < 2) return timed_launch(name, s, [&] { launch(p); });
   PhaseTimes::Entry* e;
   {
@@ -122,7 +125,7 @@ void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaPara
   CUDA_CHECK(cudaStreamSynchronize(s));
   std::lock_guard<std::mutex> g(phase_times().mu);
   for (int i = 0; i < phases; ++i) e->cycles[i] += double(host[i]);
-  e->ctas += ctas;
+  e->ctas += double(p.num_chunks) * p.H;
 }
 
 inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1) {
@@ -137,9 +140,8 @@ void launch_prep(const DeltaParams& p, cudaStream_t s) {
   using L = PrepLayout<VAR, K, V, MODE>;
   static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE>, L::total), true);
   (void)once;
-  constexpr int phases = sizeof(kPrepPhases) / sizeof(kPrepPhases[0]);
-  phase_timed_launch(kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V), s, p, p.num_chunks * p.H,
-                     kPrepPhases, phases, [&](const DeltaParams& q) {
+  phase_timed_launch(kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V), s, p,
+                     kPrepPhases, [&](const DeltaParams& q) {
                        wy_prep_kernel<VAR, K, V, MODE><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
                      });
 }
@@ -171,9 +173,8 @@ void launch_grad(const DeltaParams& p, cudaStream_t s) {
   using L = GradLayout<VAR, K, V>;
   static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY>, L::total), true);
   (void)once;
-  constexpr int phases = sizeof(kGradPhases) / sizeof(kGradPhases[0]);
-  phase_timed_launch(kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V), s, p, p.num_chunks * p.H,
-                     kGradPhases, phases, [&](const DeltaParams& q) {
+  phase_timed_launch(kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V), s, p,
+                     kGradPhases, [&](const DeltaParams& q) {
                        grad_chunk_kernel<VAR, K, V, REWY><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
                      });
 }

@@ -158,6 +158,8 @@ struct GradLayout {
   static constexpr size_t S4 = S3 + S3_bytes;
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   static constexpr size_t total = S5 + tile_k;
+  // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
+  static_assert(!kVec || S4 - S2 >= align16(size_t(kPackedRows) * KP * 2), "grad_chunk's second packed operand overflows S2-S3");
   static_assert(total + 16 <= 227 * 1024, "grad_chunk's shared memory (and the phase clock's) exceeds 227 KB per block");
 };
 
@@ -191,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   char* S5 = smem + L::S5;
   // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4), dWb (S5), RUb or YU (S3),
   // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY), dTb/Zb (S2,
-  // baseline, after dTf is folded); phase 4: packed operands (S1), Mβ-operand (S1), dAf (S3);
+  // baseline, after dTf is folded); phase 4: packed operands (S1, the second in S2-S3), Mβ-operand (S1), dAf (S3);
   // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄, then K̄ ⊙ ∂K̄ (S2).
   bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
@@ -336,13 +338,17 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     load_tile<kChunk, V>(YU, VP, p.v + baseV, strideV, len);
     if constexpr (VAR == kGDN2) load_tile<kChunk, V>(wsm, VP, p.w + baseV, strideV, len);
     tiles_landed();
-    for (int idx = threadIdx.x; idx < kChunk * V; idx += kThreads) {  // Y_U = Ω ⊙ V
-      const int i = idx / V, e = idx % V;
-      float om;
-      if constexpr (VAR == kGDN2) om = bf2f(wsm[i * VP + e]);
-      else om = betas[i];
-      YU[i * VP + e] = f2bf(om * bf2f(YU[i * VP + e]));
-    }
+    for_each_row_octet<kChunk, V>([&](int i, int e0) {  // Y_U = Ω ⊙ V
+      float om[8], x[8];
+      if constexpr (VAR == kGDN2) load8(om, wsm + i * VP + e0);
+      else
+#pragma unroll
+        for (int e = 0; e < 8; ++e) om[e] = betas[i];
+      load8(x, YU + i * VP + e0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
+      store8(YU + i * VP + e0, x);
+    });
     __syncthreads();
     float acc[1][4][4];  // B1, V half: ∂E Y_Uᵀ
     frag_zero(acc);
@@ -360,10 +366,21 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   if constexpr (VAR == kGDN2) load_tile<kChunk, K>(bsm, KP, p.b + baseK, strideK, len);
   tiles_landed();
   if constexpr (!REWY) {
-    for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {  // Y_W = B ⊙ K ⊙ Γ
-      const int i = idx / K, d = idx % K;
-      Ws[i * KP + d] = f2bf(bco(i, d) * Gam(i, d) * kv(i, d));
-    }
+    for_each_row_octet<kChunk, K>([&](int i, int d0) {  // Y_W = B ⊙ K ⊙ Γ
+      float co[8], x[8], G[8];
+      if constexpr (VAR == kGDN2) load8(co, bsm + i * KP + d0);
+      else
+#pragma unroll
+        for (int e = 0; e < 8; ++e) co[e] = betas[i];
+      if constexpr (VTr::vec_gate) load8(G, Gs + i * GL + d0);
+      else
+#pragma unroll
+        for (int e = 0; e < 8; ++e) G[e] = VTr::gated ? Gs[i] : 0.f;
+      load8(x, ks + i * KP + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = co[e] * (VTr::gated ? __expf(G[e]) : 1.f) * x[e];
+      store8(Ws + i * KP + d0, x);
+    });
     __syncthreads();
   }
   {
@@ -410,10 +427,13 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
   // The row (erase) coefficient multiplies D^r; ∂β/∂b collect k ⊙ (Γ R_W + D^r) in dbw.
   if constexpr (!VTr::vec_gate) {
-    for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {  // (β ⊙ K) for D^c
-      const int i = idx / K, d = idx % K;
-      bK[i * KP + d] = f2bf(betas[i] * kv(i, d));
-    }
+    for_each_row_octet<kChunk, K>([&](int i, int d0) {  // (β ⊙ K) for D^c
+      float x[8];
+      load8(x, ks + i * KP + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] *= betas[i];
+      store8(bK + i * KP + d0, x);
+    });
     __syncthreads();
     constexpr bool kGateViaKeys = VAR == kGDN && REWY;  // §7.1 reductions
     float acc[1][NTK][4];
@@ -457,12 +477,14 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     }
   } else {
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
-    build_packed_col_operand<K>(packed, ks, Gs);
+    // KC and its second bf16 term in one pass (the second in S2-S3: R_W and R_U are dead).
+    bf16_t* packed2 = reinterpret_cast<bf16_t*>(S2);
+    build_packed_col_operand<K>(packed, packed2, ks, Gs);
     __syncthreads();
-    const bf16_t* KCI = packed + packed_row_offset(I) * KP;
+    const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];
     frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e] * __expf(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
       const float co = bco(r, d), kk = kv(r, d);
@@ -473,34 +495,54 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     // D^r_P (∂q) with KC in two bf16 terms: with one, its rounding is the largest error in ∂q
     // (twin: KDA dq 3.7e-3 -> 3.3e-3 at T = 64, FLA 3.0e-3).
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
-    __syncthreads();
-    build_packed_col_operand<K, true>(packed, ks, Gs);
-    __syncthreads();
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e] * __expf(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
       dq[0][j][e] += x;
       dG[0][j][e] += qv(r, d) * x;
     });
     // Column contractions: block J of output rows j uses rows i >= 16 J of
-    //   RC_J[i][d] = x_id e^{G_id − G_ref(J) d} (x = b ⊙ k for D^c, q for D^c_P), packed at row
-    //   64 J − 8 J (J − 1) + (i − 16 J).
-    for (int pass = 0; pass < 2; ++pass) {
-      __syncthreads();
-      for (int idx = threadIdx.x; idx < kPackedRows * K; idx += kThreads) {
-        const int pr = idx / K, d = idx % K;
-        const int J = pr < 64 ? 0 : pr < 112 ? 1 : pr < 144 ? 2 : 3;
-        const int i = pr - (64 * J - 8 * J * (J - 1)) + kBlock * J;
-        const float x = pass == 0 ? bco(i, d) * kv(i, d) : qv(i, d);
-        packed[pr * KP + d] = f2bf(x * __expf(Gs[i * GL + d] - Gs[block_ref_row(J) * GL + d]));
+    //   RC_J[i][d] = x_id e^{G_id − G_ref(J) d}, x = b ⊙ k (against ∂A, in S1) and q (against ∂P,
+    //   in S2), packed at row packed_rc_offset(J) + (i − 16 J); both built in one pass (one
+    //   exponential).
+    __syncthreads();  // KC's readers are done
+    for_each_row_octet<kPackedRows, K>([&](int pr, int d0) {
+      const int J = packed_rc_block(pr), i = pr - packed_rc_offset(J) + kBlock * J;
+      float ex[8], x[8];
+      {
+        float gr[8];
+        load8(ex, Gs + i * GL + d0);
+        load8(gr, Gs + block_ref_row(J) * GL + d0);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) ex[e] = __expf(ex[e] - gr[e]);
       }
-      __syncthreads();
-      const int J = I;
-      const bf16_t* RCJ = packed + (64 * J - 8 * J * (J - 1) - kBlock * J) * KP;  // row i of RC_J at RCJ[i]
+      load8(x, qs + i * KP + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] *= ex[e];
+      store8(packed2 + pr * KP + d0, x);
+      if constexpr (VAR == kGDN2) {
+        float co[8];
+        load8(co, bsm + i * KP + d0);
+        load8(x, ks + i * KP + d0);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
+      } else {
+        load8(x, ks + i * KP + d0);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) x[e] = betas[i] * x[e] * ex[e];
+      }
+      store8(packed + pr * KP + d0, x);
+    });
+    __syncthreads();
+    const int J = I;
+    const int64_t RCJ = int64_t(packed_rc_offset(J) - kBlock * J) * KP;  // row i of RC_J at RCJ + i KP
+    // (One accumulator for both products made ptxas spill in GDN2's kernel: one epilogue each.)
+#pragma unroll 1
+    for (int pass = 0; pass < 2; ++pass) {
       frag_zero(acc);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, RCJ, KP, m0, nK, kBlock * J,
-                                                     kChunk);
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ, KP,
+                                                     m0, nK, kBlock * J, kChunk);
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
         const float x = acc[0][j][e] * __expf(Gs[block_ref_row(J) * GL + d] - Gs[r * GL + d]);
         dk[0][j][e] += x;

@@ -30,7 +30,8 @@ struct PrepLayout {
   static constexpr size_t betas = Gs + align16((kVec ? kChunk * kGateLd<K> : kChunk) * 4);  // f32 [C]
   static constexpr size_t KR = betas + align16(kChunk * 4);  // bf16 [C][KP] row operand, then Y_W
   static constexpr size_t YU = KR + tile_k;                  // bf16 [C][VP] v, then Y_U
-  static constexpr size_t bs = YU + tile_v;                  // bf16 [C][KP] b (GDN2)
+  static constexpr size_t KR2 = YU + tile_v;                 // bf16 [C][KP] P's second row term (channel gates)
+  static constexpr size_t bs = KR2 + (kVec ? tile_k : 0);    // bf16 [C][KP] b (GDN2)
   static constexpr size_t ws = bs + (VAR == kGDN2 ? tile_k : 0);  // bf16 [C][VP] w (GDN2)
   static constexpr size_t R2 = ws + (VAR == kGDN2 ? tile_v : 0);  // packed KC; then Tb [C][CP] + Ts f32 [C][C+1]
   static constexpr size_t Tb = R2;
@@ -40,6 +41,8 @@ struct PrepLayout {
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t Mt = As + (MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0);  // f32 [3][16][16]
   static constexpr size_t total = Mt + (MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0);
+  // Channel gates, forward: A's row operand lives in As + Mt until A is formed.
+  static_assert(!kVec || MODE != kPrepForward || total - As >= tile_k, "A's row operand does not fit As + Mt");
   static_assert(total + 16 <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
 };
 
@@ -85,15 +88,6 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
   }
 }
 
-// Coefficient of row i, channel d in Y_W = B ⊙ K ⊙ Γ (b = β for the β-variants; bs: GDN2's b tile).
-template <int VAR, int K>
-__device__ __forceinline__ float yw_coef(const float* betas, const bf16_t* bs, const float* Gs, int i, int d) {
-  if constexpr (VAR == kDeltaNet) return betas[i];
-  else if constexpr (VAR == kGDN) return betas[i] * __expf(Gs[i]);
-  else if constexpr (VAR == kKDA) return betas[i] * __expf(Gs[i * kGateLd<K> + d]);
-  else return bf2f(bs[i * (K + 8) + d]) * __expf(Gs[i * kGateLd<K> + d]);
-}
-
 // out[r < len] = 𝒯 Y for an N-wide right-hand side Y [C][ldy] (warps: 4 row blocks × 2 column halves).
 template <int N>
 __device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t* Y, int ldy, bf16_t* out, int64_t stride,
@@ -120,6 +114,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   float* Gs = reinterpret_cast<float*>(smem + L::Gs);
   float* betas = reinterpret_cast<float*>(smem + L::betas);
   bf16_t* KR = reinterpret_cast<bf16_t*>(smem + L::KR);
+  bf16_t* KR2 = reinterpret_cast<bf16_t*>(smem + L::KR2);
   bf16_t* packed = reinterpret_cast<bf16_t*>(smem + L::R2);
   bf16_t* Tb = reinterpret_cast<bf16_t*>(smem + L::Tb);
   float* Ts = reinterpret_cast<float*>(smem + L::Ts);
@@ -160,25 +155,40 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   // P = tril(Q̂ K̃ᵀ) and (forward) A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
   float accP[1][4][4], accA[1][4][4];
   if constexpr (VT<VAR>::vec_gate) {
-    // P's row operand in two bf16 terms: with one, the rounding of the scaled q is the largest
-    // error in o (twin: KDA o 4.1e-3 -> 3.7e-3 at T = 64, FLA 3.4e-3).
-    build_packed_col_operand<K>(packed, ks, Gs);
-    build_row_operand<K>(KR, qs, Gs, [](int, int) { return 1.f; });
+    // One pass builds every operand of P and A: the packed KC; P's row operand in two bf16 terms
+    // (with one, the rounding of the scaled q is the largest error in o: twin KDA o 4.1e-3 ->
+    // 3.7e-3 at T = 64, FLA 3.4e-3); forward, A's row operand (b ⊙ k, same exponential as q's)
+    // in As + Mt, which are written only after A is formed.
+    constexpr int GL = kGateLd<K>;
+    bf16_t* KA = reinterpret_cast<bf16_t*>(As);
+    build_packed_col_operand<K>(packed, nullptr, ks, Gs);
+    for_each_row_octet<kChunk, K>([&](int i, int d0) {
+      float ex[8], gr[8], x[8];
+      load8(ex, Gs + i * GL + d0);
+      load8(gr, Gs + block_ref_row(i / kBlock) * GL + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) ex[e] = __expf(ex[e] - gr[e]);
+      load8(x, qs + i * KP + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] *= ex[e];
+      store8(KR + i * KP + d0, x);
+      store8<true>(KR2 + i * KP + d0, x);
+      if constexpr (MODE == kPrepForward) {
+        float co[8];
+        if constexpr (VAR == kGDN2) load8(co, bs + i * KP + d0);
+        else
+#pragma unroll
+          for (int e = 0; e < 8; ++e) co[e] = betas[i];
+        load8(x, ks + i * KP + d0);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
+        store8(KA + i * KP + d0, x);
+      }
+    });
     __syncthreads();
     gated_cc_product<VAR, K>(accP, KR, packed);
-    __syncthreads();
-    build_row_operand<K, true>(KR, qs, Gs, [](int, int) { return 1.f; });
-    __syncthreads();
-    gated_cc_product<VAR, K, true>(accP, KR, packed);
-    if constexpr (MODE == kPrepForward) {
-      __syncthreads();
-      build_row_operand<K>(KR, ks, Gs, [&](int i, int d) {
-        if constexpr (VAR == kGDN2) return bf2f(bs[i * KP + d]);
-        else return betas[i];
-      });
-      __syncthreads();
-      gated_cc_product<VAR, K>(accA, KR, packed);
-    }
+    gated_cc_product<VAR, K, true>(accP, KR2, packed);
+    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K>(accA, KA, packed);
   } else {
     gated_cc_product<VAR, K>(accP, qs, ks);
     if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K>(accA, ks, ks);
@@ -187,6 +197,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   frag_store_global(accP, p.P + baseC, strideC, cc_m0(), cc_n0(), len);
 
   if constexpr (MODE == kPrepForward) {
+    if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) is read
     frag_for_each(accA, cc_m0(), cc_n0(), [&](int r, int cc, float& x) {
       if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
       else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
@@ -207,35 +218,53 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
   }
 
-  // Operands of the sequential kernels: Q̂ = Q ⊙ Γ, K̄ = K ⊙ e^{γ − G}, e^γ (rows >= len are flat).
-  for (int idx = threadIdx.x; idx < len * K; idx += kThreads) {
-    const int i = idx / K, d = idx % K;
-    float qg = bf2f(qs[i * KP + d]), kg = bf2f(ks[i * KP + d]);
-    if constexpr (VT<VAR>::gated) {
-      const float G = gate_at<VAR, K>(Gs, i, d), gamma = gate_at<VAR, K>(Gs, kChunk - 1, d);
-      qg *= __expf(G);
-      kg *= __expf(gamma - G);
+  // Operands of the sequential kernels: Q̂ = Q ⊙ Γ, K̄ = K ⊙ e^{γ − G}, e^γ (rows >= len are flat);
+  // Y_W = B ⊙ K ⊙ Γ into KR (Γ shared), Y_U = Ω ⊙ V in place over v.
+  for_each_row_octet<kChunk, K>([&](int i, int d0) {
+    float q[8], k[8], G[8], gam[8], co[8];
+    load8(q, qs + i * KP + d0);
+    load8(k, ks + i * KP + d0);
+    if constexpr (VT<VAR>::vec_gate) {
+      load8(G, Gs + i * kGateLd<K> + d0);
+      load8(gam, Gs + (kChunk - 1) * kGateLd<K> + d0);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) G[e] = VT<VAR>::gated ? Gs[i] : 0.f, gam[e] = VT<VAR>::gated ? Gs[kChunk - 1] : 0.f;
     }
-    p.Qg[baseK + int64_t(i) * strideK + d] = bf16_term<false>(qg);
-    if constexpr (VT<VAR>::gated)
-      if (p.Qlo) p.Qlo[baseK + int64_t(i) * strideK + d] = bf16_term<true>(qg);
-    p.Kg[baseK + int64_t(i) * strideK + d] = f2bf(kg);
-  }
+    if constexpr (VAR == kGDN2) load8(co, bs + i * KP + d0);
+    else
+#pragma unroll
+      for (int e = 0; e < 8; ++e) co[e] = betas[i];
+    float qg[8], kg[8], yw[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const float eg = VT<VAR>::gated ? __expf(G[e]) : 1.f;
+      qg[e] = q[e] * eg;
+      kg[e] = VT<VAR>::gated ? k[e] * __expf(gam[e] - G[e]) : k[e];
+      yw[e] = co[e] * eg * k[e];
+    }
+    if (i < len) {
+      const int64_t at = baseK + int64_t(i) * strideK + d0;
+      store8(p.Qg + at, qg);
+      if constexpr (VT<VAR>::gated)
+        if (p.Qlo) store8<true>(p.Qlo + at, qg);
+      store8(p.Kg + at, kg);
+    }
+    store8(KR + i * KP + d0, yw);
+  });
   for (int d = threadIdx.x; d < K; d += kThreads)
     p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? __expf(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
-
-  // Y_W = B ⊙ K ⊙ Γ (into KR), Y_U = Ω ⊙ V (in place over v).
-  for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
-    const int i = idx / K, d = idx % K;
-    KR[i * KP + d] = f2bf(yw_coef<VAR, K>(betas, bs, Gs, i, d) * bf2f(ks[i * KP + d]));
-  }
-  for (int idx = threadIdx.x; idx < kChunk * V; idx += kThreads) {
-    const int i = idx / V, e = idx % V;
-    float om;
-    if constexpr (VAR == kGDN2) om = bf2f(ws[i * VP + e]);
-    else om = betas[i];
-    YU[i * VP + e] = f2bf(om * bf2f(YU[i * VP + e]));
-  }
+  for_each_row_octet<kChunk, V>([&](int i, int e0) {
+    float om[8], v[8];
+    if constexpr (VAR == kGDN2) load8(om, ws + i * VP + e0);
+    else
+#pragma unroll
+      for (int e = 0; e < 8; ++e) om[e] = betas[i];
+    load8(v, YU + i * VP + e0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] *= om[e];
+    store8(YU + i * VP + e0, v);
+  });
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
 

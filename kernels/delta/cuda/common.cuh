@@ -248,31 +248,70 @@ __device__ __forceinline__ bf16_t bf16_term(float x) {
   else return f2bf(x);
 }
 
-// Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1)):
-//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
-// (LO: its second bf16 term).
-template <int K, bool LO = false>
-__device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, const bf16_t* ks, const float* Gs) {
-  constexpr int KP = K + 8;
-  for (int idx = threadIdx.x; idx < kPackedRows * K; idx += kThreads) {
-    const int pr = idx / K, d = idx % K;
-    const int I = pr < 16 ? 0 : pr < 48 ? 1 : pr < 96 ? 2 : 3;
-    const int j = pr - packed_row_offset(I);
-    const float ref = Gs[block_ref_row(I) * kGateLd<K> + d];
-    KC[pr * KP + d] = bf16_term<LO>(bf2f(ks[j * KP + d]) * __expf(ref - Gs[j * kGateLd<K> + d]));
+// Eight consecutive channels (16-byte aligned) of a bf16 or fp32 shared tile, in registers.
+__device__ __forceinline__ void load8(float (&x)[8], const bf16_t* src) {
+  const uint4 u = *reinterpret_cast<const uint4*>(src);
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const float2 f = __bfloat1622float2(h[e]);
+    x[2 * e] = f.x;
+    x[2 * e + 1] = f.y;
+  }
+}
+__device__ __forceinline__ void load8(float (&x)[8], const float* src) {
+  const float4 a = *reinterpret_cast<const float4*>(src), b = *reinterpret_cast<const float4*>(src + 4);
+  x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;
+}
+// bf16 of x (LO: the bf16 rounding of what bf16 x leaves out, as bf16_term) as one 16-byte store.
+template <bool LO = false>
+__device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
+  uint4 u;
+  __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&u);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) h[e] = __halves2bfloat162(bf16_term<LO>(x[2 * e]), bf16_term<LO>(x[2 * e + 1]));
+  *reinterpret_cast<uint4*>(dst) = u;
+}
+
+// Calls f(row, d0) once for each row < ROWS and each group of 8 channels d0 of K, spread over
+// the block. Elementwise operand builds go through this: 8 channels per call are 8 independent
+// loads, exponentials and one 16-byte store in flight per thread, where one channel per step left
+// each build latency-bound at 8 warps per SM (KDA grad_chunk's contractions: 45% of its cycles).
+template <int ROWS, int K, class F>
+__device__ __forceinline__ void for_each_row_octet(F&& f) {
+  constexpr int kGroups = K / 8, kTotal = ROWS * kGroups;
+  static_assert(K % 8 == 0 && kTotal % kThreads == 0, "row octets must tile the block evenly");
+#pragma unroll 1
+  for (int it = 0; it < kTotal / kThreads; ++it) {
+    const int idx = it * kThreads + threadIdx.x;
+    f(idx / kGroups, (idx % kGroups) * 8);
   }
 }
 
-// Row operand of the gated C×C products: R[i][d] = coef(i, d) · x_id · exp(G_id − G_ref(block(i)) d)
-// (LO: its second bf16 term).
-template <int K, bool LO = false, class Coef>
-__device__ __forceinline__ void build_row_operand(bf16_t* R, const bf16_t* xs, const float* Gs, Coef coef) {
-  constexpr int KP = K + 8;
-  for (int idx = threadIdx.x; idx < kChunk * K; idx += kThreads) {
-    const int i = idx / K, d = idx % K;
-    const float ref = Gs[block_ref_row(i / kBlock) * kGateLd<K> + d];
-    R[i * KP + d] = bf16_term<LO>(coef(i, d) * bf2f(xs[i * KP + d]) * __expf(Gs[i * kGateLd<K> + d] - ref));
-  }
+// Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all).
+//   column form (rows j <= block I's last):  block of packed row pr, and j = pr − packed_row_offset(I)
+//   row form (rows i >= 16 J, for D^c):      block J of packed row pr, i = pr − packed_rc_offset(J) + 16 J
+__device__ __forceinline__ int packed_col_block(int pr) { return pr < 16 ? 0 : pr < 48 ? 1 : pr < 96 ? 2 : 3; }
+__device__ __forceinline__ int packed_rc_offset(int J) { return 64 * J - 8 * J * (J - 1); }
+__device__ __forceinline__ int packed_rc_block(int pr) { return pr < 64 ? 0 : pr < 112 ? 1 : pr < 144 ? 2 : 3; }
+
+// Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1)):
+//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
+// KC_lo (if not null): its second bf16 term.
+template <int K>
+__device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_lo, const bf16_t* ks, const float* Gs) {
+  constexpr int KP = K + 8, GL = kGateLd<K>;
+  for_each_row_octet<kPackedRows, K>([&](int pr, int d0) {
+    const int I = packed_col_block(pr), j = pr - packed_row_offset(I);
+    float x[8], gj[8], gr[8];
+    load8(x, ks + j * KP + d0);
+    load8(gj, Gs + j * GL + d0);
+    load8(gr, Gs + block_ref_row(I) * GL + d0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] *= __expf(gr[e] - gj[e]);
+    store8(KC + pr * KP + d0, x);
+    if (KC_lo) store8<true>(KC_lo + pr * KP + d0, x);
+  });
 }
 
 // Warp tile of a C×C output: warp w owns rows [16 (w & 3), +16) and columns [32 (w >> 2), +32).
@@ -281,7 +320,7 @@ __device__ __forceinline__ int cc_n0() { return 32 * (threadIdx.x >> 7); }
 
 // The gated C×C product X[i][j] = Σ_d R_id S_jd e^{G_id − G_jd} over this warp's tile, unmasked:
 // scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
-// row operand Rg (already scaled by build_row_operand) against the packed KC of the warp's row block.
+// row operand (already scaled by e^{G_id − G_ref(block(i)) d}) against the packed KC of the warp's row block.
 // ACCUMULATE: add to acc (a second operand term) instead of starting from zero.
 template <int VAR, int K, bool ACCUMULATE = false>
 __device__ __forceinline__ void gated_cc_product(float (&acc)[1][4][4], const bf16_t* rows, const bf16_t* cols_or_packed) {

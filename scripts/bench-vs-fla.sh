@@ -24,7 +24,9 @@
 # ACCURACY=0 skips both accuracy runs; ANCHOR=0 skips FLA's timing; WARM=0 skips the compilation
 # phase; ONLY=1 stops after phase 1 (the device's 10-minute calls: call 1 compiles and checks
 # accuracy, call 2 on the still-warm machine times with WARM=0 ACCURACY=0); FLA_TIMEOUT (s, default 540, per phase). TRITON_CACHE_DIR (default .triton-cache) is kept
-# on a warm machine, so a later call skips the compilation.
+# on a warm machine, so a later call skips the compilation; across sessions, PACK_TRITON=1 returns
+# the compiled kernels as OUT/triton-cache.tar.xz.NN (without IRs or autotuning results), and a
+# later call that carries them in TRITON_PACK (default .triton-pack) restores them first.
 # OUT receives five files: ours.csv, acc.txt, fla_anchor.csv, fla_session.log (FLA's profile and
 # the per-draw SAME lines), side_by_side.txt. Logs stay in BUILD (the device tool returns only a
 # few files).
@@ -42,6 +44,16 @@ mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 export PYTHONPATH="$(realpath bench):$fla_dir${PYTHONPATH:+:$PYTHONPATH}"
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$(realpath -m .triton-cache)}
+# FLA's kernels compiled in an earlier session (bench/triton_cache.py): a fresh machine skips most
+# of phase 1's compilation. PACK_TRITON=1 writes this machine's kernels to OUT for the next one.
+pack_dir=${TRITON_PACK:-.triton-pack}
+if [ -d "$pack_dir" ]; then
+  python3 bench/triton_cache.py unpack "$pack_dir" "$TRITON_CACHE_DIR" || echo "bench-vs-fla: compiling FLA from scratch"
+fi
+pack_triton() {
+  [ "${PACK_TRITON:-0}" = 1 ] && [ -d "$TRITON_CACHE_DIR" ] && python3 bench/triton_cache.py pack "$TRITON_CACHE_DIR" "$out"
+  return 0
+}
 
 if [ ! -x "$build/bench/bench_delta" ] || [ ! -x "$build/rewy" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREWY_CUDA=ON >/dev/null &&
@@ -96,6 +108,7 @@ if [ "${ONLY:-0}" = 1 ]; then
   : >"$out/fla_session.log"
   for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_session.log"; done
   same_input_summaries | tee "$out/side_by_side.txt"
+  pack_triton
   exit 0
 fi
 
@@ -130,3 +143,4 @@ for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_se
   fi
   same_input_summaries
 } | tee "$out/side_by_side.txt"
+pack_triton

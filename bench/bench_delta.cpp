@@ -6,7 +6,7 @@
 //
 //   bench_delta [--ops deltanet,gdn,kda,gdn2] [--shapes 0,1,2,3,4,5] [--policies recompute,save]
 //               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
-//               [--state-slice 0|16|32|64] [Google Benchmark flags]
+//               [--state-slice 0|16|32|64|128] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 

@@ -80,7 +80,7 @@ void check_variant(Variant variant) {
         cfg.policy = pol;
         // Every V-slice width of the sequential kernels, rotating over cases and configurations
         // (the automatic choice is 32 for every problem this small).
-        cfg.state_slice = std::array{32, 64, 16}[(i + combo++) % 3];
+        cfg.state_slice = std::array{32, 64, 16, 128}[(i + combo++) % 4];
         const Outputs out = run_named(cfg, dev);
         std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={}", name(variant), cs_i.T,
                                        cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ", cs_i.h0 ? "h0" : "  ",

@@ -151,7 +151,7 @@ TEST(DeltaInputs, ConfigAndGateValues) {
   expect_error([&] { check_inputs(cfg, p.in); }, "chunk must be > 0, got 0");
   cfg.chunk = 64;
   cfg.state_slice = 48;
-  expect_error([&] { check_inputs(cfg, p.in); }, "Config::state_slice must be 0 (automatic), 16, 32 or 64, got 48");
+  expect_error([&] { check_inputs(cfg, p.in); }, "Config::state_slice must be 0 (automatic), 16, 32, 64 or 128, got 48");
   cfg.state_slice = 64;
   EXPECT_NO_THROW(check_inputs(cfg, p.in));  // the CPU path ignores the CUDA slice width
   cfg.state_slice = 0;

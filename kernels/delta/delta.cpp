@@ -97,8 +97,9 @@ void check_gate_values(const Tensor& g) {
 }  // namespace
 
 Dims check_inputs(const Config& cfg, const Inputs& in) {
-  REWY_CHECK(cfg.state_slice == 0 || cfg.state_slice == 16 || cfg.state_slice == 32 || cfg.state_slice == 64,
-             "Config::state_slice must be 0 (automatic), 16, 32 or 64, got {}", cfg.state_slice);
+  REWY_CHECK(cfg.state_slice == 0 || cfg.state_slice == 16 || cfg.state_slice == 32 || cfg.state_slice == 64 ||
+                 cfg.state_slice == 128,
+             "Config::state_slice must be 0 (automatic), 16, 32, 64 or 128, got {}", cfg.state_slice);
   const char* op = name(cfg.variant);
   REWY_CHECK(cfg.chunk > 0, "chunk must be > 0, got {}", cfg.chunk);
   REWY_CHECK(std::isfinite(cfg.scale), "scale must be finite (0 means 1/sqrt(K)), got {}", cfg.scale);

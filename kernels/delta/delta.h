@@ -61,7 +61,8 @@ struct Config {
   bool round_to_bf16 = false;
   // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
   // slice): 0 picks by occupancy (16 when the CTAs of 16 fit one wave on 132 SMs, else 32 when
-  // fewer than 132 CTAs of 64 would run, else 64); 16, 32, 64.
+  // fewer than 132 CTAs of 64 would run, else 64); 16, 32, 64, or 128 (the forward passes only:
+  // the backward state pass takes at most 64).
   int state_slice = 0;
 };
 

@@ -185,7 +185,8 @@ void dispatch_dims(const LaunchInfo& li, F&& f) {
   auto with_bv = [&](auto kc, auto vc) {
     if (li.bv == 16) f(kc, vc, std::integral_constant<int, 16>{});
     else if (li.bv == 32) f(kc, vc, std::integral_constant<int, 32>{});
-    else f(kc, vc, std::integral_constant<int, 64>{});
+    else if (li.bv == 64) f(kc, vc, std::integral_constant<int, 64>{});
+    else f(kc, vc, std::integral_constant<int, 128>{});
   };
   using I64 = std::integral_constant<int, 64>;
   using I128 = std::integral_constant<int, 128>;
@@ -219,7 +220,9 @@ template <int VAR>
 void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li, bool rewy) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_state_bwd<VAR, K, V, (BV < V ? BV : V)>(p, li.stream);
+    // (State slices of 128 are for the forward passes: state_bwd's two stages with Q̂'s second term
+    // do not fit 227 KB at that width.)
+    launch_state_bwd<VAR, K, V, (BV < V ? (BV < 64 ? BV : 64) : (V < 64 ? V : 64))>(p, li.stream);
     if (rewy) launch_grad<VAR, K, V, true>(p, li.stream);
     else launch_grad<VAR, K, V, false>(p, li.stream);
   });

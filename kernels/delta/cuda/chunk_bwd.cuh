@@ -363,17 +363,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     load_tile<kChunk, V>(YU, VP, p.v + baseV, strideV, len);
     if constexpr (VAR == kGDN2) load_tile<kChunk, V>(wsm, VP, p.w + baseV, strideV, len);
     tiles_landed();
-    for_each_row_octet<kChunk, V>([&](int i, int e0) {  // Y_U = Ω ⊙ V
-      float om[8], x[8];
-      if constexpr (VAR == kGDN2) load8(om, wsm + i * VP + e0);
-      else
-#pragma unroll
-        for (int e = 0; e < 8; ++e) om[e] = betas[i];
-      load8(x, YU + i * VP + e0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
-      store8(YU + i * VP + e0, x);
-    });
+    omega_scale_rows<VAR, V>(YU, wsm, betas);  // Y_U = Ω ⊙ V
     __syncthreads();
     float acc[1][4][4];  // B1, V half: ∂E Y_Uᵀ
     frag_zero(acc);
@@ -393,10 +383,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   if constexpr (!REWY) {
     for_each_row_octet<kChunk, K>([&](int i, int d0) {  // Y_W = B ⊙ K ⊙ Γ
       float co[8], x[8], G[8];
-      if constexpr (VAR == kGDN2) load8(co, bsm + i * KP + d0);
-      else
-#pragma unroll
-        for (int e = 0; e < 8; ++e) co[e] = betas[i];
+      load_row_coef8<VAR, KP>(co, betas, bsm, i, d0);
       if constexpr (VTr::vec_gate) load8(G, Gs + i * GL + d0);
       else
 #pragma unroll
@@ -552,16 +539,12 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
 #pragma unroll
       for (int e = 0; e < 8; ++e) x[e] *= ex[e];
       store8(packed2 + pr * KP + d0, x);
-      if constexpr (VAR == kGDN2) {
+      {
         float co[8];
-        load8(co, bsm + i * KP + d0);
+        load_row_coef8<VAR, KP>(co, betas, bsm, i, d0);
         load8(x, ks + i * KP + d0);
 #pragma unroll
         for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
-      } else {
-        load8(x, ks + i * KP + d0);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) x[e] = betas[i] * x[e] * ex[e];
       }
       store8(packed + pr * KP + d0, x);
     });

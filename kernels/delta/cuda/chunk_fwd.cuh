@@ -175,10 +175,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       store8<true>(KR2 + i * KP + d0, x);
       if constexpr (MODE == kPrepForward) {
         float co[8];
-        if constexpr (VAR == kGDN2) load8(co, bs + i * KP + d0);
-        else
-#pragma unroll
-          for (int e = 0; e < 8; ++e) co[e] = betas[i];
+        load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
         load8(x, ks + i * KP + d0);
 #pragma unroll
         for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
@@ -231,10 +228,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
 #pragma unroll
       for (int e = 0; e < 8; ++e) G[e] = VT<VAR>::gated ? Gs[i] : 0.f, gam[e] = VT<VAR>::gated ? Gs[kChunk - 1] : 0.f;
     }
-    if constexpr (VAR == kGDN2) load8(co, bs + i * KP + d0);
-    else
-#pragma unroll
-      for (int e = 0; e < 8; ++e) co[e] = betas[i];
+    load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
     float qg[8], kg[8], yw[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
@@ -254,17 +248,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   });
   for (int d = threadIdx.x; d < K; d += kThreads)
     p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? __expf(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
-  for_each_row_octet<kChunk, V>([&](int i, int e0) {
-    float om[8], v[8];
-    if constexpr (VAR == kGDN2) load8(om, ws + i * VP + e0);
-    else
-#pragma unroll
-      for (int e = 0; e < 8; ++e) om[e] = betas[i];
-    load8(v, YU + i * VP + e0);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] *= om[e];
-    store8(YU + i * VP + e0, v);
-  });
+  omega_scale_rows<VAR, V>(YU, ws, betas);
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
 

@@ -288,6 +288,32 @@ __device__ __forceinline__ void for_each_row_octet(F&& f) {
   }
 }
 
+// Channels d0..d0+7 of row i of a coefficient that is per element for GDN2 (its b or w tile,
+// leading dimension LD) and per row for the β-variants (β_i).
+template <int VAR, int LD>
+__device__ __forceinline__ void load_row_coef8(float (&co)[8], const float* betas, const bf16_t* tile, int i, int d0) {
+  if constexpr (VAR == kGDN2) {
+    load8(co, tile + i * LD + d0);
+  } else {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) co[e] = betas[i];
+  }
+}
+
+// Y_U = Ω ⊙ V in place over a v tile [C][V + 8] (Ω: GDN2's w tile ws, else β per row).
+template <int VAR, int V>
+__device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, const float* betas) {
+  constexpr int VP = V + 8;
+  for_each_row_octet<kChunk, V>([&](int i, int e0) {
+    float om[8], x[8];
+    load_row_coef8<VAR, VP>(om, betas, ws, i, e0);
+    load8(x, YU + i * VP + e0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
+    store8(YU + i * VP + e0, x);
+  });
+}
+
 // Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all).
 //   column form (rows j <= block I's last):  block of packed row pr, and j = pr − packed_row_offset(I)
 //   row form (rows i >= 16 J, for D^c):      block J of packed row pr, i = pr − packed_rc_offset(J) + 16 J

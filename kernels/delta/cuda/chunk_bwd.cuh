@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4), dWb (S5), RUb or YU (S3),
   // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY), dTb/Zb (S2,
   // baseline, after dTf is folded); phase 4: packed operands (S1, the second in S2-S3), Mβ-operand (S1), dAf (S3);
-  // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄, then K̄ ⊙ ∂K̄ (S2).
+  // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄ (scalar gates: issued at phase 4), then K̄ ⊙ ∂K̄ (S2).
   bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
@@ -440,6 +440,13 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
 
   // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
   // The row (erase) coefficient multiplies D^r; ∂β/∂b collect k ⊙ (Γ R_W + D^r) (add_db).
+  // Scalar or no gates: phase 5's E and ∂H⁺ start loading here, behind the contractions (their
+  // slots S3 and S2 held R_U, R_W and the baseline's 𝒯 scratch, all read in phase 3; the GDN
+  // baseline's key-Gram pass still needs S3 for ∂A). Channel gates use S2-S3 for the packed
+  // operands and load them in phase 5.
+  constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
+  if constexpr (kEarlyDH) load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
+  if constexpr (kEarlyE) load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -571,8 +578,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
-  load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
+  if constexpr (!kEarlyE) load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
+  if constexpr (!kEarlyDH) load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
   tiles_landed();
   {

@@ -164,6 +164,8 @@ struct GradLayout {
   static constexpr size_t S4 = S3 + S3_bytes;
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   static constexpr size_t total = S5 + tile_k;
+  // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
+  static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
   // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
   static_assert(!kVec || S4 - S2 >= align16(size_t(kPackedRows) * KP * 2), "grad_chunk's second packed operand overflows S2-S3");
   static_assert(total + 16 <= 227 * 1024, "grad_chunk's shared memory (and the phase clock's) exceeds 227 KB per block");
@@ -198,7 +200,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   char* S4 = smem + L::S4;
   char* S5 = smem + L::S5;
   // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4), dWb (S5), RUb or YU (S3),
-  // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY), dTb/Zb (S2,
+  // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY; where W and U fit S2
+  // they load there during phase 2 and RWb takes S1: kEarlyWU), dTb/Zb (S2,
   // baseline, after dTf is folded); phase 4: packed operands (S1, the second in S2-S3), Mβ-operand (S1), dAf (S3);
   // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄ (scalar gates: issued at phase 4), then K̄ ⊙ ∂K̄ (S2).
   bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
@@ -210,9 +213,10 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   bf16_t* RUb = reinterpret_cast<bf16_t*>(S3);
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
   float* dTf = reinterpret_cast<float*>(S2);
-  bf16_t* Ws = reinterpret_cast<bf16_t*>(S1);
-  bf16_t* Us = reinterpret_cast<bf16_t*>(S1 + L::tile_k);
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(S2);
+  constexpr bool kEarlyWU = REWY && L::kEarlyWU;
+  bf16_t* Ws = reinterpret_cast<bf16_t*>(kEarlyWU ? S2 : S1);
+  bf16_t* Us = reinterpret_cast<bf16_t*>((kEarlyWU ? S2 : S1) + L::tile_k);
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(kEarlyWU ? S1 : S2);
   bf16_t* dTb = reinterpret_cast<bf16_t*>(S2 + L::cc_f32);  // beside dTf while it is read
   bf16_t* Zb = reinterpret_cast<bf16_t*>(S2);              // after dTf is dead
   bf16_t* packed = reinterpret_cast<bf16_t*>(S1);
@@ -334,6 +338,10 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
   load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
   tiles_landed();
+  if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
+    load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);
+    load_tile<kChunk, V>(Us, VP, p.U + baseV, strideV, len);
+  }
   {
     float acc[1][NTK][4];
     frag_zero(acc);
@@ -374,7 +382,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   phase_mark(p.phase_cycles, 2);
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
-  if constexpr (REWY) {
+  if constexpr (REWY && !kEarlyWU) {
     load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);
     load_tile<kChunk, V>(Us, VP, p.U + baseV, strideV, len);
   }

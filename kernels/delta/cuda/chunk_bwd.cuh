@@ -168,7 +168,7 @@ struct GradLayout {
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
   // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
   static_assert(!kVec || S4 - S2 >= align16(size_t(kPackedRows) * KP * 2), "grad_chunk's second packed operand overflows S2-S3");
-  static_assert(total + 16 <= 227 * 1024, "grad_chunk's shared memory (and the phase clock's) exceeds 227 KB per block");
+  static_assert(total + kStaticSmem <= 227 * 1024, "grad_chunk's shared memory (and the phase clock's) exceeds 227 KB per block");
 };
 
 // Phases of grad_chunk for REWY_KERNEL_TIMING=2.

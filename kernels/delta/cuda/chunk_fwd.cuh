@@ -39,11 +39,18 @@ struct PrepLayout {
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
                                           align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
-  static constexpr size_t Mt = As + (MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0);  // f32 [3][16][16]
-  static constexpr size_t total = Mt + (MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0);
-  // Channel gates, forward: A's row operand lives in As + Mt until A is formed.
+  static constexpr size_t As_bytes = MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0;
+  // The inverse's scratch, f32 [3][16][16]: scalar or no gates keep it in KR, which is dead during
+  // the solve, so that two CTAs fit an SM; channel gates put it behind As, where A's row operand
+  // spans As + Mt until A is formed.
+  static constexpr size_t Mt = kVec ? As + As_bytes : KR;
+  static constexpr size_t total = As + As_bytes + (kVec && MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0);
   static_assert(!kVec || MODE != kPrepForward || total - As >= tile_k, "A's row operand does not fit As + Mt");
-  static_assert(total + 16 <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
+  static_assert(total + kStaticSmem <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
+  // Two CTAs an SM (228 KB, 1 KB reserved per block) for scalar and no gates. Between 3f3841b and
+  // f92f7bc the phase clock's 16 bytes tipped them to one, and DeltaNet's and GDN's forward got
+  // 32-40% slower.
+  static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
 };
 
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]; Mt: f32 scratch of 3 × 16 × 16.

@@ -79,6 +79,7 @@ constexpr int kMaxPhases = 8;
 // time in it. The last mark's time lives in shared memory and the sums pointer is re-read from the
 // kernel parameters, so the timing holds no registers across the kernel (grad_chunk has none to
 // spare); with sums null a mark is one predicated branch.
+constexpr size_t kStaticSmem = 16;  // what ptxas reports beside the dynamic layouts: the phase clock's word
 __device__ __forceinline__ long long& phase_clock_last() {
   __shared__ long long last;
   return last;

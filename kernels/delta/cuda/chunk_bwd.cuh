@@ -542,26 +542,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     __syncthreads();  // KC's readers are done
     for_each_row_octet<kPackedRows, K>([&](int pr, int d0) {
       const int J = packed_rc_block(pr), i = pr - packed_rc_offset(J) + kBlock * J;
-      float ex[8], x[8];
-      {
-        float gr[8];
-        load8(ex, Gs + i * GL + d0);
-        load8(gr, Gs + block_ref_row(J) * GL + d0);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) ex[e] = __expf(ex[e] - gr[e]);
-      }
-      load8(x, qs + i * KP + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] *= ex[e];
-      store8(packed2 + pr * KP + d0, x);
-      {
-        float co[8];
-        load_row_coef8<VAR, KP>(co, betas, bsm, i, d0);
-        load8(x, ks + i * KP + d0);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
-      }
-      store8(packed + pr * KP + d0, x);
+      build_scaled_rows8<VAR, K, false, true>(i, J, d0, Gs, qs, ks, betas, bsm, packed2 + pr * KP + d0, nullptr,
+                                              packed + pr * KP + d0);
     });
     __syncthreads();
     const int J = I;

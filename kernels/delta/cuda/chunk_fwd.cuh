@@ -166,28 +166,11 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     // (with one, the rounding of the scaled q is the largest error in o: twin KDA o 4.1e-3 ->
     // 3.7e-3 at T = 64, FLA 3.4e-3); forward, A's row operand (b ⊙ k, same exponential as q's)
     // in As + Mt, which are written only after A is formed.
-    constexpr int GL = kGateLd<K>;
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
     build_packed_col_operand<K>(packed, nullptr, ks, Gs);
     for_each_row_octet<kChunk, K>([&](int i, int d0) {
-      float ex[8], gr[8], x[8];
-      load8(ex, Gs + i * GL + d0);
-      load8(gr, Gs + block_ref_row(i / kBlock) * GL + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) ex[e] = __expf(ex[e] - gr[e]);
-      load8(x, qs + i * KP + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] *= ex[e];
-      store8(KR + i * KP + d0, x);
-      store8<true>(KR2 + i * KP + d0, x);
-      if constexpr (MODE == kPrepForward) {
-        float co[8];
-        load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-        load8(x, ks + i * KP + d0);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
-        store8(KA + i * KP + d0, x);
-      }
+      build_scaled_rows8<VAR, K, true, MODE == kPrepForward>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0,
+                                                             KR2 + i * KP + d0, KA + i * KP + d0);
     });
     __syncthreads();
     gated_cc_product<VAR, K>(accP, KR, packed);

@@ -315,6 +315,38 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
   });
 }
 
+// Row operands of the centred products for row i, channels d0..d0+7, scaled by e^{G_i − G_ref(J)}
+// (J: the row's own block for P and A, the output's column block for D^c): q ⊙ e into q_out (Q_LO:
+// its second bf16 term into q_lo), and (BK) b ⊙ k ⊙ e into bk_out; destinations point at the
+// row's channel d0. The q term goes first, so one scale tile is live at a time.
+template <int VAR, int K, bool Q_LO, bool BK>
+__device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs,
+                                                   const bf16_t* ks, const float* betas, const bf16_t* bs,
+                                                   bf16_t* q_out, bf16_t* q_lo, bf16_t* bk_out) {
+  constexpr int KP = K + 8, GL = kGateLd<K>;
+  float ex[8], x[8];
+  {
+    float gr[8];
+    load8(ex, Gs + i * GL + d0);
+    load8(gr, Gs + block_ref_row(J) * GL + d0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) ex[e] = __expf(ex[e] - gr[e]);
+  }
+  load8(x, qs + i * KP + d0);
+#pragma unroll
+  for (int e = 0; e < 8; ++e) x[e] *= ex[e];
+  store8(q_out, x);
+  if constexpr (Q_LO) store8<true>(q_lo, x);
+  if constexpr (BK) {
+    float co[8];
+    load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
+    load8(x, ks + i * KP + d0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
+    store8(bk_out, x);
+  }
+}
+
 // Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all).
 //   column form (rows j <= block I's last):  block of packed row pr, and j = pr − packed_row_offset(I)
 //   row form (rows i >= 16 J, for D^c):      block J of packed row pr, i = pr − packed_rc_offset(J) + 16 J

@@ -12,25 +12,23 @@
 
 namespace rewy::delta::cuda_impl {
 
-// Raises the kernel's dynamic shared-memory limit to what it needs (once per instantiation).
-template <class Kernel>
-void set_smem(Kernel kernel, size_t bytes) {
-  REWY_CHECK(bytes <= 227 * 1024, "kernel needs {} bytes of shared memory (Hopper allows 227 KiB)", bytes);
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
-
 // REWY_KERNEL_TIMING=1: every launch is timed with events (synchronising) and a per-kernel table
 // is printed at exit. REWY_KERNEL_TIMING=2 adds, for the kernels with phase marks, the mean SM
 // cycles per CTA of each phase. For finding where time goes, not for reporting end-to-end times.
+// The table also gives each kernel's CTAs per SM at its shared memory: layouts sit on occupancy
+// cliffs (16 bytes of static shared memory once took wy_prep from two CTAs an SM to one).
 struct KernelTimes {
   std::mutex mu;
   std::map<std::string, std::pair<double, int>> t;
+  std::map<std::string, int> ctas_per_sm;
   ~KernelTimes() {
     if (t.empty()) return;
     std::fprintf(stderr, "kernel timing (REWY_KERNEL_TIMING):\n");
-    for (auto& [name, v] : t)
-      std::fprintf(stderr, "  %-44s %8d calls %10.3f ms total %9.1f us/call\n", name.c_str(), v.second, v.first,
-                   1e3 * v.first / v.second);
+    for (auto& [name, v] : t) {
+      const auto occ = ctas_per_sm.find(name);
+      std::fprintf(stderr, "  %-44s %8d calls %10.3f ms total %9.1f us/call %2d CTA/SM\n", name.c_str(), v.second,
+                   v.first, 1e3 * v.first / v.second, occ == ctas_per_sm.end() ? 0 : occ->second);
+    }
   }
 };
 inline KernelTimes& kernel_times() {
@@ -43,6 +41,21 @@ inline int kernel_timing() {
     return e ? std::atoi(e) : 0;
   }();
   return level;
+}
+
+// Raises the kernel's dynamic shared-memory limit to what it needs (once per instantiation); with
+// REWY_KERNEL_TIMING, notes its CTAs per SM under its timing name.
+template <class Kernel>
+void set_smem(Kernel kernel, size_t bytes, const std::string& name) {
+  REWY_CHECK(bytes <= 227 * 1024, "kernel {} needs {} bytes of shared memory (Hopper allows 227 KiB)", name, bytes);
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  if (kernel_timing()) {
+    int ctas = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, kThreads, bytes));
+    auto& kt = kernel_times();
+    std::lock_guard<std::mutex> g(kt.mu);
+    kt.ctas_per_sm[name] = ctas;
+  }
 }
 
 template <class F>
@@ -138,9 +151,10 @@ inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1
 template <int VAR, int K, int V, int MODE>
 void launch_prep(const DeltaParams& p, cudaStream_t s) {
   using L = PrepLayout<VAR, K, V, MODE>;
-  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE>, L::total), true);
+  static const std::string name = kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V);
+  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE>, L::total, name), true);
   (void)once;
-  phase_timed_launch(kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V), s, p,
+  phase_timed_launch(name, s, p,
                      kPrepPhases, [&](const DeltaParams& q) {
                        wy_prep_kernel<VAR, K, V, MODE><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
                      });
@@ -149,9 +163,11 @@ void launch_prep(const DeltaParams& p, cudaStream_t s) {
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
   using L = SeqLayout<K, V, BV>;
-  static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total), true);
+  static const std::string name =
+      kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
+  static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total, name), true);
   (void)once;
-  timed_launch(kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV), s,
+  timed_launch(name, s,
                [&] {
                  state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>
                      <<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
@@ -161,9 +177,10 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   using L = SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_kernel's
-  static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total), true);
+  static const std::string name = kname("state_bwd", VAR, K, V, BV);
+  static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total, name), true);
   (void)once;
-  timed_launch(kname("state_bwd", VAR, K, V, BV), s, [&] {
+  timed_launch(name, s, [&] {
     state_bwd_kernel<VAR, K, V, BV><<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
   });
 }
@@ -171,9 +188,10 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s) {
   using L = GradLayout<VAR, K, V>;
-  static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY>, L::total), true);
+  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V);
+  static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY>, L::total, name), true);
   (void)once;
-  phase_timed_launch(kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V), s, p,
+  phase_timed_launch(name, s, p,
                      kGradPhases, [&](const DeltaParams& q) {
                        grad_chunk_kernel<VAR, K, V, REWY><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
                      });

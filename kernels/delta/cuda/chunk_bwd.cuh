@@ -510,7 +510,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
     // KC and its second bf16 term in one pass (the second in S2-S3: R_W and R_U are dead).
     bf16_t* packed2 = reinterpret_cast<bf16_t*>(S2);
-    build_packed_col_operand<K>(packed, packed2, ks, Gs);
+    build_packed_col_operand<K, true>(packed, packed2, ks, Gs);
     __syncthreads();
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];

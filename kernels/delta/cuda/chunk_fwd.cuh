@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     // 3.7e-3 at T = 64, FLA 3.4e-3); forward, A's row operand (b ⊙ k, same exponential as q's)
     // in As + Mt, which are written only after A is formed.
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
-    build_packed_col_operand<K>(packed, nullptr, ks, Gs);
+    build_packed_col_operand<K, false>(packed, nullptr, ks, Gs);
     for_each_row_octet<kChunk, K>([&](int i, int d0) {
       build_scaled_rows8<VAR, K, true, MODE == kPrepForward>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0,
                                                              KR2 + i * KP + d0, KA + i * KP + d0);

@@ -356,8 +356,9 @@ __device__ __forceinline__ int packed_rc_block(int pr) { return pr < 64 ? 0 : pr
 
 // Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1)):
 //   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
-// KC_lo (if not null): its second bf16 term.
-template <int K>
+// LO: also its second bf16 term into KC_lo (a template flag: runtime null checks in these builders
+// have cost grad_chunk registers).
+template <int K, bool LO>
 __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_lo, const bf16_t* ks, const float* Gs) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
   for_each_row_octet<kPackedRows, K>([&](int pr, int d0) {
@@ -369,7 +370,7 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] *= __expf(gr[e] - gj[e]);
     store8(KC + pr * KP + d0, x);
-    if (KC_lo) store8<true>(KC_lo + pr * KP + d0, x);
+    if constexpr (LO) store8<true>(KC_lo + pr * KP + d0, x);
   });
 }
 

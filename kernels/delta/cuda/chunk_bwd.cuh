@@ -392,10 +392,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     for_each_row_octet<kChunk, K>([&](int i, int d0) {  // Y_W = B ⊙ K ⊙ Γ
       float co[8], x[8], G[8];
       load_row_coef8<VAR, KP>(co, betas, bsm, i, d0);
-      if constexpr (VTr::vec_gate) load8(G, Gs + i * GL + d0);
-      else
-#pragma unroll
-        for (int e = 0; e < 8; ++e) G[e] = VTr::gated ? Gs[i] : 0.f;
+      gate_at8<VAR, K>(G, Gs, i, d0);
       load8(x, ks + i * KP + d0);
 #pragma unroll
       for (int e = 0; e < 8; ++e) x[e] = co[e] * (VTr::gated ? __expf(G[e]) : 1.f) * x[e];

@@ -211,13 +211,8 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     float q[8], k[8], G[8], gam[8], co[8];
     load8(q, qs + i * KP + d0);
     load8(k, ks + i * KP + d0);
-    if constexpr (VT<VAR>::vec_gate) {
-      load8(G, Gs + i * kGateLd<K> + d0);
-      load8(gam, Gs + (kChunk - 1) * kGateLd<K> + d0);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 8; ++e) G[e] = VT<VAR>::gated ? Gs[i] : 0.f, gam[e] = VT<VAR>::gated ? Gs[kChunk - 1] : 0.f;
-    }
+    gate_at8<VAR, K>(G, Gs, i, d0);
+    gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
     load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
     float qg[8], kg[8], yw[8];
 #pragma unroll

@@ -264,6 +264,17 @@ __device__ __forceinline__ void load8(float (&x)[8], const float* src) {
   const float4 a = *reinterpret_cast<const float4*>(src), b = *reinterpret_cast<const float4*>(src + 4);
   x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;
 }
+// G at row i, channels d0..d0+7 (0 for ungated variants), as gate_at.
+template <int VAR, int K>
+__device__ __forceinline__ void gate_at8(float (&G)[8], const float* Gs, int i, int d0) {
+  if constexpr (VT<VAR>::vec_gate) {
+    load8(G, Gs + i * kGateLd<K> + d0);
+  } else {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) G[e] = VT<VAR>::gated ? Gs[i] : 0.f;
+  }
+}
+
 // bf16 of x (LO: the bf16 rounding of what bf16 x leaves out, as bf16_term) as one 16-byte store.
 template <bool LO = false>
 __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {

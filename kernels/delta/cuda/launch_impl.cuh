@@ -1,5 +1,6 @@
 // Definitions behind launch.h; included by the per-variant translation units only.
 #pragma once
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -118,7 +119,6 @@ template <int N, class F>
 void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaParams& p, const char* const (&labels)[N],
                         F&& launch) {
   static_assert(N <= kMaxPhases, "more phases than DeltaParams::phase_cycles holds");
-  constexpr int phases = N;
   if (kernel_timing() < 2) return timed_launch(name, s, [&] { launch(p); });
   PhaseTimes::Entry* e;
   {
@@ -127,7 +127,7 @@ void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaPara
     e = &pt.t[name];
     if (!e->device) CUDA_CHECK(cudaMalloc(&e->device, kMaxPhases * sizeof(unsigned long long)));
     e->labels = labels;
-    e->phases = phases;
+    e->phases = N;
   }
   DeltaParams q = p;
   q.phase_cycles = e->device;
@@ -137,7 +137,7 @@ void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaPara
   CUDA_CHECK(cudaMemcpyAsync(host, q.phase_cycles, sizeof(host), cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
   std::lock_guard<std::mutex> g(phase_times().mu);
-  for (int i = 0; i < phases; ++i) e->cycles[i] += double(host[i]);
+  for (int i = 0; i < N; ++i) e->cycles[i] += double(host[i]);
   e->ctas += double(p.num_chunks) * p.H;
 }
 
@@ -197,14 +197,15 @@ void launch_grad(const DeltaParams& p, cudaStream_t s) {
                      });
 }
 
-// Runtime (K, V, BV) to template arguments.
+// Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).
 template <int VAR, class F>
 void dispatch_dims(const LaunchInfo& li, F&& f) {
   auto with_bv = [&](auto kc, auto vc) {
-    if (li.bv == 16) f(kc, vc, std::integral_constant<int, 16>{});
-    else if (li.bv == 32) f(kc, vc, std::integral_constant<int, 32>{});
-    else if (li.bv == 64) f(kc, vc, std::integral_constant<int, 64>{});
-    else f(kc, vc, std::integral_constant<int, 128>{});
+    auto slice = [&](auto bvc) { f(kc, vc, std::integral_constant<int, std::min(decltype(bvc)::value, decltype(vc)::value)>{}); };
+    if (li.bv == 16) slice(std::integral_constant<int, 16>{});
+    else if (li.bv == 32) slice(std::integral_constant<int, 32>{});
+    else if (li.bv == 64) slice(std::integral_constant<int, 64>{});
+    else slice(std::integral_constant<int, 128>{});
   };
   using I64 = std::integral_constant<int, 64>;
   using I128 = std::integral_constant<int, 128>;
@@ -220,8 +221,8 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_prep<VAR, K, V, kPrepForward>(p, li.stream);
-    if (li.store_state) launch_state_fwd<VAR, K, V, (BV < V ? BV : V), true, true>(p, li.stream);
-    else launch_state_fwd<VAR, K, V, (BV < V ? BV : V), true, false>(p, li.stream);
+    if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream);
+    else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream);
   });
 }
 
@@ -230,7 +231,7 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_prep<VAR, K, V, kPrepRecompute>(p, li.stream);
-    launch_state_fwd<VAR, K, V, (BV < V ? BV : V), false, true>(p, li.stream);
+    launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
   });
 }
 
@@ -240,7 +241,7 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li, bool rewy)
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     // (State slices of 128 are for the forward passes: state_bwd's two stages with Q̂'s second term
     // do not fit 227 KB at that width.)
-    launch_state_bwd<VAR, K, V, (BV < V ? (BV < 64 ? BV : 64) : (V < 64 ? V : 64))>(p, li.stream);
+    launch_state_bwd<VAR, K, V, std::min(BV, 64)>(p, li.stream);
     if (rewy) launch_grad<VAR, K, V, true>(p, li.stream);
     else launch_grad<VAR, K, V, false>(p, li.stream);
   });

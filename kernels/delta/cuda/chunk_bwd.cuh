@@ -235,13 +235,17 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   const int m0 = 16 * (warp & 3), nK = (K / 2) * (warp >> 2), nV = (V / 2) * (warp >> 2);
   phase_start(p.phase_cycles);  // phases as kGradPhases names them
   const int cm0 = cc_m0(), cn0 = cc_n0();
+  const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
+  // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
+  auto load_E = [&] { load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len); };
+  auto load_dH = [&] { load_tile<K, V>(dHb, VP, p.dHs + baseS, V, K); };
 
   load_tile<kChunk, K>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, K>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_tile<K, V>(Hb, VP, p.Hs + (int64_t(c) * p.H + h) * K * V, V, K);
-  load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
-  load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
+  load_tile<K, V>(Hb, VP, p.Hs + baseS, V, K);
+  load_dH();
+  load_E();
   load_tile<kChunk, V>(dOs, VP, p.dout + baseV, strideV, len);
   if (threadIdx.x < kChunk) {
     float bt = 0.f;
@@ -450,8 +454,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // baseline's key-Gram pass still needs S3 for ∂A). Channel gates use S2-S3 for the packed
   // operands and load them in phase 5.
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
-  if constexpr (kEarlyDH) load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
-  if constexpr (kEarlyE) load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
+  if constexpr (kEarlyDH) load_dH();
+  if constexpr (kEarlyE) load_E();
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -565,8 +569,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  if constexpr (!kEarlyE) load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len);
-  if constexpr (!kEarlyDH) load_tile<K, V>(dHb, VP, p.dHs + (int64_t(c) * p.H + h) * K * V, V, K);
+  if constexpr (!kEarlyE) load_E();
+  if constexpr (!kEarlyDH) load_dH();
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
   tiles_landed();
   {

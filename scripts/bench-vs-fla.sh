@@ -104,9 +104,13 @@ same_input_summaries() {  # one table per op over its groups' SAME lines; unfini
     done
   done
 }
+append_same_input_logs() {  # the per-draw SAME lines go back in fla_session.log
+  local op
+  for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_session.log"; done
+}
 if [ "${ONLY:-0}" = 1 ]; then
   : >"$out/fla_session.log"
-  for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_session.log"; done
+  append_same_input_logs
   same_input_summaries | tee "$out/side_by_side.txt"
   pack_triton
   exit 0
@@ -131,7 +135,7 @@ if [ "$time_fla" = 1 ] || { [ "${FLA:-1}" = 1 ] && [ "${PROFILE:-0}" = 1 ]; }; t
   TRITON_CACHE_AUTOTUNING=1 timeout "${FLA_TIMEOUT:-540}" python3 bench/fla_session.py "${session[@]}" 2>&1 |
     tee -a "$out/fla_session.log" | grep -vE "^PROFILE "
 fi
-for op in ${acc_ops//,/ }; do cat "$build/acc_vs_fla_${op}"_*.log >>"$out/fla_session.log"; done
+append_same_input_logs
 
 # Phase 4: the table.
 [ -f "$out/ours.csv" ] || echo "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms" >"$out/ours.csv"

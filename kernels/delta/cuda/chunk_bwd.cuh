@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
   constexpr bool kQlo = VT<VAR>::gated;         // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
   constexpr bool kKraw = VT<VAR>::scalar_gate;  // K̄'s decay as a row factor in fp32
   using L = SeqLayout<K, V, BV, kQlo, kKraw>;
-  using S = SeqStage<K, BV, kQlo, kKraw>;
+  using S = typename L::S;
   using ST = StateTile<K, BV>;
   constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
   extern __shared__ __align__(16) char smem[];
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 
   float dH[1][ST::NT][4];
   b.load_state(dH, p.dht, p.H);
-  seq_chunk_loop<S, true>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.dout, [&](int c, const char* st) {
+  seq_chunk_loop<S, true>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.dout, [&](int c, char* st) {
     const typename S::Tiles t = S::tiles(st);
     const bf16_t* dOs = t.vs;
     const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];

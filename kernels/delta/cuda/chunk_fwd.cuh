@@ -222,11 +222,10 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       kg[e] = VT<VAR>::gated ? k[e] * __expf(gam[e] - G[e]) : k[e];
       yw[e] = co[e] * eg * k[e];
     }
-    if (i < len) {
+    if (VT<VAR>::gated && i < len) {  // (no gates: Q̂ and K̄ are q and k themselves)
       const int64_t at = baseK + int64_t(i) * strideK + d0;
       store8(p.Qg + at, qg);
-      if constexpr (VT<VAR>::gated)
-        if (p.Qlo) store8<true>(p.Qlo + at, qg);
+      if (p.Qlo) store8<true>(p.Qlo + at, qg);
       store8(p.Kg + at, kg);
     }
     store8(KR + i * KP + d0, yw);
@@ -259,29 +258,35 @@ struct StateTile {
 // term of Q̂ is the largest error in ∂S0; two terms carry about 16 bits).
 // KRAW (scalar gates, backward): the raw keys K in K̄'s slot and the chunk's raw log-decays g, so
 // that K̄ ∂H⁺ = Diag(e^{γ−G}) K ∂H⁺ takes its decay in fp32 instead of through a bf16 K̄.
-template <int K, int BV, bool QLO = false, bool KRAW = false>
+// QP: the Q̂ and P tiles (the output and the backward need them; the Recompute replay does not,
+// and without them its two stages fit two CTAs an SM).
+template <int K, int BV, bool QLO = false, bool KRAW = false, bool QP = true>
 struct SeqStage {
+  static_assert(QP || !QLO, "Q̂'s second term comes with Q̂");
   static constexpr int KP = K + 8, BVP = BV + 8;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
   static constexpr size_t tK1 = 0;               // W (fwd and bwd)       bf16 [C][KP]
   static constexpr size_t tK2 = tK1 + tile_k;     // K̄                     bf16 [C][KP]
-  static constexpr size_t tK3 = tK2 + tile_k;     // Q̂                     bf16 [C][KP]
-  static constexpr size_t tK4 = tK3 + tile_k;     // Q̂ − bf16(Q̂) (QLO)     bf16 [C][KP]
-  static constexpr size_t tP = tK4 + (QLO ? tile_k : 0);  // P             bf16 [C][CP]
-  static constexpr size_t tV = tP + align16(size_t(kChunk) * kCP * 2);  // U (fwd) / ∂O (bwd) slice bf16 [C][BVP]
+  static constexpr size_t tK3 = tK2 + tile_k;     // Q̂ (QP)                bf16 [C][KP]
+  static constexpr size_t tK4 = tK3 + (QP ? tile_k : 0);  // Q̂ − bf16(Q̂) (QLO) bf16 [C][KP]
+  static constexpr size_t tP = tK4 + (QLO ? tile_k : 0);  // P (QP)        bf16 [C][CP]
+  // U (fwd; E = U − W H overwrites it in place) / ∂O (bwd) slice bf16 [C][BVP]
+  static constexpr size_t tV = tP + (QP ? align16(size_t(kChunk) * kCP * 2) : 0);
   static constexpr size_t tG = tV + align16(size_t(kChunk) * BVP * 2);  // e^γ f32 [K]
   static constexpr size_t tGr = tG + align16(K * 4);                      // raw g (KRAW) f32 [C]
   static constexpr size_t bytes = tGr + (KRAW ? align16(kChunk * 4) : 0);
 
   // The tiles of a landed stage.
   struct Tiles {
-    const bf16_t *W, *Kb, *Qh, *Qlo, *P, *vs;  // Kb: K̄, or K (KRAW); vs: U (fwd) or ∂O (bwd)
+    const bf16_t *W, *Kb, *Qh, *Qlo, *P;  // Kb: K̄, or K (KRAW)
+    bf16_t* vs;                            // U (fwd, then E) or ∂O (bwd)
     const float *gam, *graw;
   };
-  __device__ static Tiles tiles(const char* st) {
+  __device__ static Tiles tiles(char* st) {
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(st + off); };
     auto f32 = [&](size_t off) { return reinterpret_cast<const float*>(st + off); };
-    return {bf(tK1), bf(tK2), bf(tK3), QLO ? bf(tK4) : nullptr, bf(tP), bf(tV), f32(tG), KRAW ? f32(tGr) : nullptr};
+    return {bf(tK1), bf(tK2), QP ? bf(tK3) : nullptr, QLO ? bf(tK4) : nullptr, QP ? bf(tP) : nullptr,
+            reinterpret_cast<bf16_t*>(st + tV), f32(tG), KRAW ? f32(tGr) : nullptr};
   }
 
   // Issues the cp.async copies of chunk c's tiles into stage memory `st`.
@@ -291,9 +296,9 @@ struct SeqStage {
     const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
     async_tile<kChunk, K * 2>(st + tK1, KP * 2, p.W + baseK, rowK, len);
     async_tile<kChunk, K * 2>(st + tK2, KP * 2, (KRAW ? p.k : p.Kg) + baseK, rowK, len);
-    async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
+    if constexpr (QP) async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
     if constexpr (QLO) async_tile<kChunk, K * 2>(st + tK4, KP * 2, p.Qlo + baseK, rowK, len);
-    async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
+    if constexpr (QP) async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
     async_tile<kChunk, BV * 2>(st + tV, BVP * 2, vsrc + (int64_t(tok0) * p.H + h) * V + v0, rowV, len);
     async_tile<1, K * 4>(st + tG, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (KRAW)
@@ -305,14 +310,26 @@ struct SeqStage {
   }
 };
 
-template <int K, int V, int BV, bool QLO = false, bool KRAW = false>
+// Two stages, the bf16 state, and (EBUF, the backward's −∂E) a [C][BVP] operand buffer; the forward
+// writes E over U in its stage.
+template <int K, int V, int BV, bool QLO = false, bool KRAW = false, bool QP = true, bool EBUF = true>
 struct SeqLayout {
-  using S = SeqStage<K, BV, QLO, KRAW>;
+  using S = SeqStage<K, BV, QLO, KRAW, QP>;
   static constexpr size_t stage0 = 0, stage1 = S::bytes;
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
-  static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
-  static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
+  static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP] (EBUF)
+  static constexpr size_t total = Eb + (EBUF ? align16(size_t(kChunk) * S::BVP * 2) : 0);
   static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
+};
+
+// The forward state pass's shapes: the replay (no output) has no Q̂, P tiles and, at V-slices up to
+// 64, runs two CTAs an SM (its 256 CTAs at (8, 2048, 16) then fill one wave, not two).
+template <int K, int V, int BV, bool OUTPUT>
+struct StateFwdShape {
+  using L = SeqLayout<K, V, BV, false, false, OUTPUT, false>;
+  using S = typename L::S;
+  static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
+  static_assert(ctas_per_sm * (L::total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
 };
 
 // e^{γ − G_r} at this thread's accumulator rows r = m0 + g and m0 + g + 8 (g = lane / 4) of a C×·
@@ -376,21 +393,21 @@ __device__ __forceinline__ void seq_chunk_loop(char* stage0, char* stage1, const
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-__global__ void __launch_bounds__(kThreads, 1) state_fwd_kernel(const DeltaParams p) {
-  using L = SeqLayout<K, V, BV>;
-  using S = SeqStage<K, BV>;
+__global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
+  using L = typename StateFwdShape<K, V, BV, OUTPUT>::L;
+  using S = typename L::S;
   using ST = StateTile<K, BV>;
   constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
   extern __shared__ __align__(16) char smem[];
   bf16_t* Hb = reinterpret_cast<bf16_t*>(smem + L::Hb);
-  bf16_t* Eb = reinterpret_cast<bf16_t*>(smem + L::Eb);
   const SeqBlock<K, V, BV> b;
   const int64_t strideV = int64_t(p.H) * V;
 
   float Hacc[1][ST::NT][4];
   b.load_state(Hacc, p.h0, p.H);
-  seq_chunk_loop<S, false>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.U, [&](int c, const char* st) {
+  seq_chunk_loop<S, false>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.U, [&](int c, char* st) {
     const typename S::Tiles t = S::tiles(st);
+    bf16_t* Eb = t.vs;  // E = U − W H: each thread overwrites the U elements it read
     const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
     const int64_t baseV = (int64_t(tok0) * p.H + b.h) * V + b.v0;
     frag_store_bf16(Hacc, Hb, BVP, b.sm0, b.sn0);

@@ -130,16 +130,17 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
 
 // The intermediates the kernels pass between them, held in a Saved: W, U, P, Q̂, K̄, e^γ always;
 // with_states (the Save policy's forward, the Recompute backward's replay) also E, the state
-// snapshots Hs and, for gated variants, Q̂'s second bf16 term (state_bwd reads it).
+// snapshots Hs and, for gated variants, Q̂'s second bf16 term (state_bwd reads it). Without gates
+// Q̂ = Q and K̄ = K: they are the (contiguous) inputs themselves, and wy_prep stores no copies.
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
-                            const Device& dev, const Stream& s) {
+                            const Inputs& in, const Device& dev, const Stream& s) {
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
   auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
   m.W = bf16({B, T, H, K});
   m.U = bf16({B, T, H, V});
   m.P = bf16({B, T, H, kChunk});
-  m.Qg = bf16({B, T, H, K});
-  m.Kg = bf16({B, T, H, K});
+  m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
+  m.Kg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.k;
   m.gexp = Tensor::empty({NC, H, K}, DType::F32, dev, &s);
   if (with_states) {
     m.E = bf16({B, T, H, V});
@@ -181,7 +182,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.policy = cfg.policy;
   const bool save = cfg.policy == Policy::Save;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  allocate_intermediates(sv, cfg, d, ct, save, dev, s);
+  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   Tensor err = Tensor::zeros({1}, DType::I32, dev, &s);
@@ -243,7 +244,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
                "backward: the Save policy's forward result lacks its saved tensors");
   } else {
     replay.Tinv = sv.Tinv;
-    allocate_intermediates(replay, cfg, d, ct, true, dev, s);
+    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
 

@@ -357,14 +357,25 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
     warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
-    tile_for<NTV>(m0, nV, [&](int j, int e, int r, int cc) {
-      const float x = acc[0][j][e];
-      const float vr = r < len ? bf2f(p.v[baseV + int64_t(r) * strideV + cc]) : 0.f;
-      float om = betas[r];
-      if constexpr (VAR == kGDN2) om = r < len ? bf2f(p.w[baseV + int64_t(r) * strideV + cc]) : 0.f;
-      out[0][j][e] = om * x;   // ∂v = Ω ⊙ R_U
-      rsum[0][j][e] = vr * x;  // ∂ω = V ⊙ R_U
-    });
+    {  // v and w (GDN2) straight from global memory in the fragment layout, column pairs as one load
+      const int lane = threadIdx.x & 31, r0 = m0 + (lane >> 2);
+      const int64_t at0 = baseV + int64_t(r0) * strideV + nV + 2 * (lane & 3);
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) {
+        const int r = r0 + 8 * hh;
+        const int64_t at = at0 + 8 * hh * strideV;
+#pragma unroll
+        for (int j = 0; j < NTV; ++j) {
+          const float2 vr = r < len ? bf2f2(p.v + at + 8 * j) : make_float2(0.f, 0.f);
+          float2 om = make_float2(betas[r], betas[r]);
+          if constexpr (VAR == kGDN2) om = r < len ? bf2f2(p.w + at + 8 * j) : make_float2(0.f, 0.f);
+          out[0][j][2 * hh] = om.x * acc[0][j][2 * hh];  // ∂v = Ω ⊙ R_U
+          out[0][j][2 * hh + 1] = om.y * acc[0][j][2 * hh + 1];
+          rsum[0][j][2 * hh] = vr.x * acc[0][j][2 * hh];  // ∂ω = V ⊙ R_U
+          rsum[0][j][2 * hh + 1] = vr.y * acc[0][j][2 * hh + 1];
+        }
+      }
+    }
     frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     if constexpr (VAR == kGDN2) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
     else row_reduce_add<NTV>(rsum, m0, rowacc);

@@ -97,6 +97,10 @@ __device__ __forceinline__ void phase_mark(unsigned long long* sums, int i) {
 
 __device__ __forceinline__ float bf2f(bf16_t x) { return __bfloat162float(x); }
 __device__ __forceinline__ bf16_t f2bf(float x) { return __float2bfloat16_rn(x); }
+// Two adjacent bf16 (4-byte aligned) as floats.
+__device__ __forceinline__ float2 bf2f2(const bf16_t* x) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(x));
+}
 
 constexpr size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 constexpr size_t cmax(size_t a, size_t b) { return a > b ? a : b; }
@@ -128,10 +132,23 @@ __device__ __forceinline__ void cp_async_wait() {
 template <int ROWS, int ROW_BYTES>
 __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
   constexpr int kVec = ROW_BYTES / 16;
-  for (int idx = threadIdx.x; idx < ROWS * kVec; idx += kThreads) {
-    const int r = idx / kVec, c = (idx % kVec) * 16;
-    const char* g = static_cast<const char*>(src) + (r < valid ? r * row_stride_bytes : 0) + c;
-    cp_async16(static_cast<char*>(dst) + r * ldd_bytes + c, g, r < valid);
+  if constexpr (kThreads % kVec == 0 && ROWS * kVec % kThreads == 0) {
+    // A thread keeps its column and steps kThreads / kVec rows: addresses advance by constants.
+    constexpr int kStep = kThreads / kVec;
+    const int r0 = threadIdx.x / kVec, c = (threadIdx.x % kVec) * 16;
+    const char* g = static_cast<const char*>(src) + r0 * row_stride_bytes + c;
+    char* d = static_cast<char*>(dst) + r0 * ldd_bytes + c;
+#pragma unroll
+    for (int k = 0; k < ROWS / kStep; ++k) {
+      const int r = r0 + k * kStep;
+      cp_async16(d + k * kStep * ldd_bytes, r < valid ? g + k * kStep * row_stride_bytes : src, r < valid);
+    }
+  } else {
+    for (int idx = threadIdx.x; idx < ROWS * kVec; idx += kThreads) {
+      const int r = idx / kVec, c = (idx % kVec) * 16;
+      const char* g = static_cast<const char*>(src) + (r < valid ? r * row_stride_bytes : 0) + c;
+      cp_async16(static_cast<char*>(dst) + r * ldd_bytes + c, g, r < valid);
+    }
   }
 }
 

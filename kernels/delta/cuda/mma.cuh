@@ -153,14 +153,25 @@ __device__ __forceinline__ void frag_for_each(float (&acc)[MT][NT][4], int m0, i
 
 // Stores rows r < valid of the warp's tile as bf16 at dst[r * ld + c], times alpha (adjacent
 // column pairs as one 32-bit store); dst is shared or global memory.
+// The two row addresses and validities of a thread are formed once (the element offsets are then
+// immediates): per-element 64-bit row arithmetic and a branch per store were a fifth of
+// grad_chunk's instructions, and its code outgrew the instruction cache.
 template <int MT, int NT, class Index>
 __device__ __forceinline__ void frag_store_rows(const float (&acc)[MT][NT][4], bf16_t* dst, Index ld, int m0, int n0,
                                                 int valid, float alpha) {
-  frag_visit_pairs<MT, NT>(m0, n0, [&](int i, int j, int h, int r, int c) {
-    if (r < valid)
-      *reinterpret_cast<__nv_bfloat162*>(dst + r * ld + c) =
-          __floats2bfloat162_rn(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
-  });
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    const int r0 = m0 + 16 * i + g;
+    bf16_t* const row0 = dst + r0 * ld + n0 + 2 * t;
+    bf16_t* const row1 = row0 + 8 * ld;
+    const bool v0 = r0 < valid, v1 = r0 + 8 < valid;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      if (v0) *reinterpret_cast<__nv_bfloat162*>(row0 + 8 * j) = __floats2bfloat162_rn(alpha * acc[i][j][0], alpha * acc[i][j][1]);
+      if (v1) *reinterpret_cast<__nv_bfloat162*>(row1 + 8 * j) = __floats2bfloat162_rn(alpha * acc[i][j][2], alpha * acc[i][j][3]);
+    }
+  }
 }
 
 // Stores the warp's whole tile as bf16 in shared memory at dst[row * ld + col].

@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     else return 0.f;
   };
   auto Gam = [&](int i, int d) -> float {
-    if constexpr (VTr::gated) return __expf(Gat(i, d));
+    if constexpr (VTr::gated) return exp_ftz(Gat(i, d));
     else return 1.f;
   };
   // Erase coefficient b_id (β_i for the β-variants).
@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
 #pragma unroll
       for (int e = 0; e < 8; ++e) s += hv[e] * dhv[e];
     }
-    atomicAdd(&colacc[d], __expf(Gat(kChunk - 1, d)) * s);
+    atomicAdd(&colacc[d], exp_ftz(Gat(kChunk - 1, d)) * s);
   }
   __syncthreads();
   phase_mark(p.phase_cycles, 1);
@@ -410,7 +410,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       gate_at8<VAR, K>(G, Gs, i, d0);
       load8(x, ks + i * KP + d0);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = co[e] * (VTr::gated ? __expf(G[e]) : 1.f) * x[e];
+      for (int e = 0; e < 8; ++e) x[e] = co[e] * (VTr::gated ? exp_ftz(G[e]) : 1.f) * x[e];
       store8(Ws + i * KP + d0, x);
     });
     __syncthreads();
@@ -530,7 +530,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * __expf(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
+      const float x = acc[0][j][e] * exp_ftz(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
       const float co = bco(r, d), kk = kv(r, d);
       dk[0][j][e] += co * x;
       add_db(j, e, kk * x, rs0, rs1);
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * __expf(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
+      const float x = acc[0][j][e] * exp_ftz(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
       dq[0][j][e] += x;
       dG[0][j][e] += qv(r, d) * x;
     });
@@ -567,7 +567,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ, KP,
                                                      m0, nK, kBlock * J, kChunk);
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e] * __expf(Gs[block_ref_row(J) * GL + d] - Gs[r * GL + d]);
+        const float x = acc[0][j][e] * exp_ftz(Gs[block_ref_row(J) * GL + d] - Gs[r * GL + d]);
         dk[0][j][e] += x;
         dG[0][j][e] -= kv(r, d) * x;
       });
@@ -590,7 +590,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
-      const float f = VTr::gated ? __expf(Gat(kChunk - 1, d) - Gat(r, d)) : 1.f;  // e^{γ − G} <= 1
+      const float f = VTr::gated ? exp_ftz(Gat(kChunk - 1, d) - Gat(r, d)) : 1.f;  // e^{γ − G} <= 1
       dk[0][j][e] += f * x;
       tmp[0][j][e] = kv(r, d) * f * x;  // K̄ ⊙ ∂K̄
       dq[0][j][e] += dPdiag[r] * kv(r, d);

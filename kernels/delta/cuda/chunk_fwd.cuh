@@ -217,9 +217,9 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     float qg[8], kg[8], yw[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
-      const float eg = VT<VAR>::gated ? __expf(G[e]) : 1.f;
+      const float eg = VT<VAR>::gated ? exp_ftz(G[e]) : 1.f;
       qg[e] = q[e] * eg;
-      kg[e] = VT<VAR>::gated ? k[e] * __expf(gam[e] - G[e]) : k[e];
+      kg[e] = VT<VAR>::gated ? k[e] * exp_ftz(gam[e] - G[e]) : k[e];
       yw[e] = co[e] * eg * k[e];
     }
     if (VT<VAR>::gated && i < len) {  // (no gates: Q̂ and K̄ are q and k themselves)
@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     store8(KR + i * KP + d0, yw);
   });
   for (int d = threadIdx.x; d < K; d += kThreads)
-    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? __expf(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
+    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
   omega_scale_rows<VAR, V>(YU, ws, betas);
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
@@ -344,7 +344,7 @@ __device__ __forceinline__ float2 scalar_row_decays(const float* graw, int m0) {
   const int r0 = m0 + (lane >> 2), r1 = r0 + 8;
   const float e0 = __shfl_sync(0xffffffffu, G_even, r0 >> 1), o0 = __shfl_sync(0xffffffffu, G_odd, r0 >> 1);
   const float e1 = __shfl_sync(0xffffffffu, G_even, r1 >> 1), o1 = __shfl_sync(0xffffffffu, G_odd, r1 >> 1);
-  return make_float2(__expf(gamma - (r0 & 1 ? o0 : e0)), __expf(gamma - (r1 & 1 ? o1 : e1)));
+  return make_float2(exp_ftz(gamma - (r0 & 1 ? o0 : e0)), exp_ftz(gamma - (r1 & 1 ? o1 : e1)));
 }
 
 // Where a sequential kernel's block works: sequence n, head h, V-slice [v0, v0 + BV); the warp's

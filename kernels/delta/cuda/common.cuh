@@ -97,6 +97,14 @@ __device__ __forceinline__ void phase_mark(unsigned long long* sums, int i) {
 
 __device__ __forceinline__ float bf2f(bf16_t x) { return __bfloat162float(x); }
 __device__ __forceinline__ bf16_t f2bf(float x) { return __float2bfloat16_rn(x); }
+// e^x as one multiply and one ex2.approx.ftz (what __expf is, less the fix-ups that keep results
+// below 2^-126 as denormals: those would be flushed to zero in any sum they enter next to O(1)
+// terms at bf16 precision). Three instructions fewer per exponential.
+__device__ __forceinline__ float exp_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
 // Two adjacent bf16 (4-byte aligned) as floats.
 __device__ __forceinline__ float2 bf2f2(const bf16_t* x) {
   return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(x));
@@ -358,7 +366,7 @@ __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const f
     load8(ex, Gs + i * GL + d0);
     load8(gr, Gs + block_ref_row(J) * GL + d0);
 #pragma unroll
-    for (int e = 0; e < 8; ++e) ex[e] = __expf(ex[e] - gr[e]);
+    for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(ex[e] - gr[e]);
   }
   load8(x, qs + i * KP + d0);
 #pragma unroll
@@ -396,7 +404,7 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_
     load8(gj, Gs + j * GL + d0);
     load8(gr, Gs + block_ref_row(I) * GL + d0);
 #pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] *= __expf(gr[e] - gj[e]);
+    for (int e = 0; e < 8; ++e) x[e] *= exp_ftz(gr[e] - gj[e]);
     store8(KC + pr * KP + d0, x);
     if constexpr (LO) store8<true>(KC_lo + pr * KP + d0, x);
   });
@@ -430,7 +438,7 @@ __device__ __forceinline__ void gated_cc_product(float (&acc)[1][4][4], const bf
 template <int VAR, int K>
 __device__ __forceinline__ float gated_entry(float x, const float* Gs, int i, int j, bool keep) {
   if (!keep) return 0.f;
-  if constexpr (VT<VAR>::scalar_gate) return x * __expf(Gs[i] - Gs[j]);
+  if constexpr (VT<VAR>::scalar_gate) return x * exp_ftz(Gs[i] - Gs[j]);
   else return x;
 }
 

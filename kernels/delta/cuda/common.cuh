@@ -97,9 +97,9 @@ __device__ __forceinline__ void phase_mark(unsigned long long* sums, int i) {
 
 __device__ __forceinline__ float bf2f(bf16_t x) { return __bfloat162float(x); }
 __device__ __forceinline__ bf16_t f2bf(float x) { return __float2bfloat16_rn(x); }
-// e^x as one multiply and one ex2.approx.ftz (what __expf is, less the fix-ups that keep results
-// below 2^-126 as denormals: those would be flushed to zero in any sum they enter next to O(1)
-// terms at bf16 precision). Three instructions fewer per exponential.
+// e^x as one multiply and one ex2.approx.ftz: __expf less the fix-ups that keep results below
+// 2^-126 as denormals (here they become 0; every such factor scales a term that decayed past any
+// bf16 sum's resolution). Three instructions fewer per exponential.
 __device__ __forceinline__ float exp_ftz(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -121,10 +122,17 @@ DeltaParams base_params(const Dims& d, const Inputs& in, const ChunkTable& ct, f
   return p;
 }
 
+// The kernels read their inputs with 16-byte copies: a contiguous view that does not start on a
+// 16-byte boundary (a slice at an odd offset) is copied to fresh memory, like a strided one.
+Tensor kernel_ready(const Tensor& t, const Stream& s) {
+  if (!t.defined()) return t;
+  if (t.is_contiguous() && reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0) return t;
+  return t.clone(&s);
+}
+
 Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
   Inputs c = in;
-  for (Tensor* t : {&c.q, &c.k, &c.v, &c.beta, &c.g, &c.b, &c.w, &c.h0})
-    if (t->defined()) *t = t->contiguous(&s);
+  for (Tensor* t : {&c.q, &c.k, &c.v, &c.beta, &c.g, &c.b, &c.w, &c.h0}) *t = kernel_ready(*t, s);
   return c;
 }
 
@@ -233,8 +241,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   REWY_CHECK(sv.Tinv.defined(), "backward: the forward result holds no saved 𝒯 (was it computed on CUDA?)");
 
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
-  const Tensor dO = dout.contiguous(&s);
-  const Tensor dHT = dht.defined() ? dht.contiguous(&s) : Tensor();
+  const Tensor dO = kernel_ready(dout, s);
+  const Tensor dHT = kernel_ready(dht, s);
   const LaunchInfo li = launch_info(cfg, d, s);
 
   Saved replay;  // Recompute: the replay's intermediates

@@ -54,28 +54,32 @@ struct PrepLayout {
 };
 
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]; Mt: f32 scratch of 3 × 16 × 16.
-// Blocked: the four 16×16 diagonal blocks by forward substitution (columns independent: 4 lanes per
-// column split the inner sum), then block row I = 1..3: M_J = Σ_{J<=K<I} A_IK T_KJ and
-// T_IJ = −T_II M_J, all in fp32. The dependent chain is 15 substitution steps and 6 barriers
-// instead of 63 steps. In the block rows one warp computes one 16×16 block (warp J < I), a lane a
-// 2×4 micro-tile: 6 shared loads per 8 FMAs instead of 2 per FMA, and the I blocks of a row in
-// parallel; each element's sum runs in the same order as one element a thread did (same bits).
+// Blocked, all in fp32: the four 16×16 diagonal blocks by forward substitution, one thread a
+// column held in registers (the block's As rows are broadcast loads; no shuffles or warp barriers
+// between the 15 steps), then block row I = 1..3: M_J = Σ_{J<=K<I} A_IK T_KJ and T_IJ = −T_II M_J,
+// one warp a 16×16 block (warp J < I), a lane a 2×4 micro-tile: 6 shared loads per 8 FMAs, a
+// row's blocks in parallel. 7 barriers in all.
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, float* Mt) {
   constexpr int LD = kChunk + 1, B = kBlock;
-  static_assert(B == 16 && kChunk / B <= kThreads / 32, "a warp per 16×16 block, 2×4 elements a lane");
-  const int col = threadIdx.x >> 2, part = threadIdx.x & 3;
-  const int base = col / B * B;
-  for (int r = part; r < kChunk; r += 4) Ts[r * LD + col] = r == col ? 1.f : 0.f;
-  __syncwarp();
-  for (int ri = 1; ri < B; ++ri) {
-    const int i = base + ri;
-    float s = 0.f;
-    if (i > col)
-      for (int j = col + part; j < i; j += 4) s += As[i * LD + j] * Ts[j * LD + col];
-    s += __shfl_xor_sync(0xffffffffu, s, 1);
-    s += __shfl_xor_sync(0xffffffffu, s, 2);
-    if (i > col && part == 0) Ts[i * LD + col] = -s;
-    __syncwarp();
+  static_assert(B == 16 && kChunk / B <= kThreads / 32 && kChunk <= kThreads, "a warp per 16×16 block");
+  // Blocks above the diagonal are zero (the diagonal blocks and those below are written next).
+  for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += kThreads) {
+    const int r = idx / kChunk, c = idx % kChunk;
+    if (r / B < c / B) Ts[r * LD + c] = 0.f;
+  }
+  if (int(threadIdx.x) < kChunk) {
+    const int col = threadIdx.x, base = col / B * B, cl = col - base;
+    const float* a = As + base * LD + base;  // the diagonal block of As
+    float t[B];  // T[base + i][col]
+#pragma unroll
+    for (int i = 0; i < B; ++i) {
+      float s = 0.f;
+#pragma unroll
+      for (int j = 0; j < i; ++j) s += a[i * LD + j] * t[j];  // t[j] = 0 above the column's diagonal
+      t[i] = i < cl ? 0.f : i == cl ? 1.f : -s;
+    }
+#pragma unroll
+    for (int i = 0; i < B; ++i) Ts[(base + i) * LD + col] = t[i];
   }
   __syncthreads();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;

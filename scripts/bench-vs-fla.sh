@@ -22,7 +22,9 @@
 # Environment: BUILD (default build-gpu, built if missing), OUT (results; default out), SAMPLES;
 # SHAPES=none skips the timing; FLA_OPS (FLA's side, default OPS); ACC_OPS (default FLA_OPS);
 # ACCURACY=0 skips both accuracy runs; ANCHOR=0 skips FLA's timing; WARM=0 skips the compilation
-# phase; ONLY=1 stops after phase 1 (the device's 10-minute calls: call 1 compiles and checks
+# phase (only where phase 1 already compiled the timed shapes: on a fresh machine FLA then
+# compiles one op after another inside its timing, and a restored pack without those shapes does
+# not help: 2026-11-30 lost GDN2's rows to it); ONLY=1 stops after phase 1 (the device's 10-minute calls: call 1 compiles and checks
 # accuracy, call 2 on the still-warm machine times with WARM=0 ACCURACY=0); FLA_TIMEOUT (s, default 540, per phase). TRITON_CACHE_DIR (default .triton-cache) is kept
 # on a warm machine, so a later call skips the compilation; across sessions, PACK_TRITON=1 returns
 # the compiled kernels as OUT/triton-cache.tar.xz.NN (without IRs or autotuning results), and a

@@ -232,12 +232,13 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     phase_mark(p.phase_cycles, 1);
     solve_unit_lower(Ts, As, Mt);
     phase_mark(p.phase_cycles, 2);
-    for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += kThreads) {
-      const int r = idx / kChunk, cc = idx % kChunk;
-      const bf16_t t = f2bf(Ts[r * (kChunk + 1) + cc]);
-      Tb[r * kCP + cc] = t;
-      if (r < len) p.Tinv[baseC + int64_t(r) * strideC + cc] = t;
-    }
+    for_each_row_octet<kChunk, kChunk>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+      float t[8];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
+      store8(Tb + r * kCP + c0, t);
+      if (r < len) store8(p.Tinv + baseC + int64_t(r) * strideC + c0, t);
+    });
   } else if constexpr (VT<VAR>::vec_gate) {
     // Recompute: 𝒯 came in with the first tiles, but the packed operand shares its slot: read it again.
     __syncthreads();

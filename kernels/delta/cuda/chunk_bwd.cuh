@@ -261,22 +261,34 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
 
+  // Element d of a row. In a fragment epilogue (tile_for: e the accumulator index) a thread's
+  // columns come in pairs (d − (e & 1), d − (e & 1) + 1), so the read takes the pair: once
+  // unrolled, both elements' reads are the same 8-byte (fp32) or 4-byte (bf16) load (e < 0: one
+  // element).
+  auto pick = [](float2 v, int e) { return (e & 1) ? v.y : v.x; };
+  auto at_f32 = [&](const float* row, int d, int e) -> float {
+    return e < 0 ? row[d] : pick(*reinterpret_cast<const float2*>(row + d - (e & 1)), e);
+  };
+  auto at_bf16 = [&](const bf16_t* row, int d, int e) -> float {
+    return e < 0 ? bf2f(row[d]) : pick(bf2f2(row + d - (e & 1)), e);
+  };
   // Gate helpers: G at (i, d), Γ = e^G, γ = G of the last row (rows past len continue flat).
-  auto Gat = [&](int i, int d) -> float {
-    if constexpr (VTr::gated) return gate_at<VAR, K>(Gs, i, d);
+  auto Gat = [&](int i, int d, int e = -1) -> float {
+    if constexpr (VTr::vec_gate) return at_f32(Gs + i * GL, d, e);
+    else if constexpr (VTr::gated) return gate_at<VAR, K>(Gs, i, d);
     else return 0.f;
   };
-  auto Gam = [&](int i, int d) -> float {
-    if constexpr (VTr::gated) return exp_ftz(Gat(i, d));
+  auto Gam = [&](int i, int d, int e = -1) -> float {
+    if constexpr (VTr::gated) return exp_ftz(Gat(i, d, e));
     else return 1.f;
   };
   // Erase coefficient b_id (β_i for the β-variants).
-  auto bco = [&](int i, int d) -> float {
-    if constexpr (VAR == kGDN2) return bf2f(bsm[i * KP + d]);  // loaded at phase 3
+  auto bco = [&](int i, int d, int e = -1) -> float {
+    if constexpr (VAR == kGDN2) return at_bf16(bsm + i * KP, d, e);  // loaded at phase 3
     else return betas[i];
   };
-  auto qv = [&](int i, int d) { return bf2f(qs[i * KP + d]); };
-  auto kv = [&](int i, int d) { return bf2f(ks[i * KP + d]); };
+  auto qv = [&](int i, int d, int e = -1) { return at_bf16(qs + i * KP, d, e); };
+  auto kv = [&](int i, int d, int e = -1) { return at_bf16(ks + i * KP, d, e); };
 
   float dq[1][NTK][4], dk[1][NTK][4], dG[1][NTK][4], db[1][NTK][4];  // db: GDN2's ∂b only
   frag_zero(dq);
@@ -301,9 +313,9 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     frag_zero(acc);
     warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = p.scale * acc[0][j][e], gm = Gam(r, d);
+      const float x = p.scale * acc[0][j][e], gm = Gam(r, d, e);
       dq[0][j][e] += gm * x;
-      dG[0][j][e] += qv(r, d) * gm * x;
+      dG[0][j][e] += qv(r, d, e) * gm * x;
     });
   }
   {
@@ -421,7 +433,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dWb, KP, m0, nK, 0, kChunk);
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e], gm = Gam(r, d), co = bco(r, d), kk = kv(r, d);
+      const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
       dk[0][j][e] += co * gm * x;
       add_db(j, e, kk * gm * x, rs0, rs1);
       dG[0][j][e] += co * kk * gm * x;
@@ -484,27 +496,27 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
       dk[0][j][e] += betas[r] * x;
-      add_db(j, e, kv(r, d) * x, rs0, rs1);
-      if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d) * x;
+      add_db(j, e, kv(r, d, e) * x, rs0, rs1);
+      if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d, e) * x;
     });
     flush_db(rs0, rs1);
     frag_zero(acc);  // R3 column half: (Γˢ ⊙ ∂A)ᵀ (β ⊙ K)
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dAb, kCP, bK, KP, m0, nK, 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
-      if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d) * acc[0][j][e];
+      if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     frag_zero(acc);  // ∂P row: (Γˢ ⊙ ∂P) K
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, ks, KP, m0, nK, 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dq[0][j][e] += acc[0][j][e];
-      dG[0][j][e] += qv(r, d) * acc[0][j][e];
+      dG[0][j][e] += qv(r, d, e) * acc[0][j][e];
     });
     frag_zero(acc);  // ∂P column: (Γˢ ⊙ ∂P)ᵀ Q
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dPb, kCP, qs, KP, m0, nK, 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
-      dG[0][j][e] -= kv(r, d) * acc[0][j][e];
+      dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     if constexpr (kGram) {  // B5: Σ_j (M ⊙ A⁰)_ij − Σ_j (M ⊙ A⁰)_ji with A⁰ = β_i k_i·k_j
       float s[1][4][4];
@@ -530,8 +542,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * exp_ftz(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
-      const float co = bco(r, d), kk = kv(r, d);
+      const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+      const float co = bco(r, d, e), kk = kv(r, d, e);
       dk[0][j][e] += co * x;
       add_db(j, e, kk * x, rs0, rs1);
       dG[0][j][e] += co * kk * x;
@@ -543,9 +555,9 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * exp_ftz(Gs[r * GL + d] - Gs[block_ref_row(I) * GL + d]);
+      const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
       dq[0][j][e] += x;
-      dG[0][j][e] += qv(r, d) * x;
+      dG[0][j][e] += qv(r, d, e) * x;
     });
     // Column contractions: block J of output rows j uses rows i >= 16 J of
     //   RC_J[i][d] = x_id e^{G_id − G_ref(J) d}, x = b ⊙ k (against ∂A, in S1) and q (against ∂P,
@@ -567,9 +579,9 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ, KP,
                                                      m0, nK, kBlock * J, kChunk);
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e] * exp_ftz(Gs[block_ref_row(J) * GL + d] - Gs[r * GL + d]);
+        const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
         dk[0][j][e] += x;
-        dG[0][j][e] -= kv(r, d) * x;
+        dG[0][j][e] -= kv(r, d, e) * x;
       });
     }
   }
@@ -590,11 +602,11 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
-      const float f = VTr::gated ? exp_ftz(Gat(kChunk - 1, d) - Gat(r, d)) : 1.f;  // e^{γ − G} <= 1
+      const float f = VTr::gated ? exp_ftz(Gat(kChunk - 1, d, e) - Gat(r, d, e)) : 1.f;  // e^{γ − G} <= 1
       dk[0][j][e] += f * x;
-      tmp[0][j][e] = kv(r, d) * f * x;  // K̄ ⊙ ∂K̄
-      dq[0][j][e] += dPdiag[r] * kv(r, d);
-      dk[0][j][e] += dPdiag[r] * qv(r, d);
+      tmp[0][j][e] = kv(r, d, e) * f * x;  // K̄ ⊙ ∂K̄
+      dq[0][j][e] += dPdiag[r] * kv(r, d, e);
+      dk[0][j][e] += dPdiag[r] * qv(r, d, e);
     });
     __syncthreads();  // E and ∂H⁺ are read; S2 takes K̄ ⊙ ∂K̄
     if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });

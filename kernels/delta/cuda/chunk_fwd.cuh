@@ -34,17 +34,22 @@ struct PrepLayout {
   static constexpr size_t bs = KR2 + (kVec ? tile_k : 0);    // bf16 [C][KP] b (GDN2)
   static constexpr size_t ws = bs + (VAR == kGDN2 ? tile_k : 0);  // bf16 [C][VP] w (GDN2)
   static constexpr size_t R2 = ws + (VAR == kGDN2 ? tile_v : 0);  // packed KC; then Tb [C][CP] + Ts f32 [C][C+1]
-  static constexpr size_t Tb = R2;
   static constexpr size_t Ts = R2 + align16(size_t(kChunk) * kCP * 2);
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
                                           align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t As_bytes = MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0;
+  // 𝒯 as bf16 [C][CP]: in R2 after the solve (forward, or scalar gates, which have no packed
+  // operand); the channel gates' replay gives it a slot of its own behind As, so that it loads with
+  // the first tiles instead of after the packed operand is dead (an exposed load and a barrier).
+  static constexpr bool kOwnTb = kVec && MODE == kPrepRecompute;
+  static constexpr size_t Tb = kOwnTb ? As + As_bytes : R2;
   // The inverse's scratch, f32 [3][16][16]: scalar or no gates keep it in KR, which is dead during
   // the solve, so that two CTAs fit an SM; channel gates put it behind As, where A's row operand
   // spans As + Mt until A is formed.
   static constexpr size_t Mt = kVec ? As + As_bytes : KR;
-  static constexpr size_t total = As + As_bytes + (kVec && MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0);
+  static constexpr size_t total = As + As_bytes + (kVec && MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0) +
+                                  (kOwnTb ? align16(size_t(kChunk) * kCP * 2) : 0);
   static_assert(!kVec || MODE != kPrepForward || total - As >= tile_k, "A's row operand does not fit As + Mt");
   static_assert(total + kStaticSmem <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
   // Two CTAs an SM (228 KB, 1 KB reserved per block) for scalar and no gates. Between 3f3841b and
@@ -183,8 +188,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     load_tile<kChunk, K>(bs, KP, p.b + baseK, strideK, len);
     load_tile<kChunk, V>(ws, VP, p.w + baseV, strideV, len);
   }
-  if constexpr (MODE == kPrepRecompute && !VT<VAR>::vec_gate)  // (channel gates: Tb's slot is busy first)
-    load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
+  if constexpr (MODE == kPrepRecompute) load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
   if (threadIdx.x < kChunk) {
     float bt = 0.f;
     if constexpr (VT<VAR>::has_beta)
@@ -240,9 +244,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
       if (r < len) store8(p.Tinv + baseC + int64_t(r) * strideC + c0, t);
     });
   } else if constexpr (VT<VAR>::vec_gate) {
-    // Recompute: 𝒯 came in with the first tiles, but the packed operand shares its slot: read it again.
-    __syncthreads();
-    load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
+    __syncthreads();  // P's row operands (KR, KR2) are read: Y_W takes KR next
   }
 
   // Operands of the sequential kernels: Q̂ = Q ⊙ Γ, K̄ = K ⊙ e^{γ − G}, e^γ (rows >= len are flat);

@@ -163,7 +163,10 @@ struct GradLayout {
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
   static constexpr size_t S4 = S3 + S3_bytes;
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
-  static constexpr size_t total = S5 + tile_k;
+  // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
+  static constexpr bool kOwnDE = !kVec;
+  static constexpr size_t dE = S5 + tile_k;
+  static constexpr size_t total = dE + (kOwnDE ? tile_v : 0);
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
   // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
@@ -199,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   char* S3 = smem + L::S3;
   char* S4 = smem + L::S4;
   char* S5 = smem + L::S5;
-  // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4), dWb (S5), RUb or YU (S3),
+  // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4, or its own slot), dWb (S5), RUb or YU (S3),
   // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY; where W and U fit S2
   // they load there during phase 2 and RWb takes S1: kEarlyWU), dTb/Zb (S2,
   // baseline, after dTf is folded); phase 4: packed operands (S1, the second in S2-S3), Mβ-operand (S1), dAf (S3);
@@ -208,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
   bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
-  bf16_t* dEs = reinterpret_cast<bf16_t*>(S4);
+  bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : S4);
   bf16_t* dWb = reinterpret_cast<bf16_t*>(S5);
   bf16_t* RUb = reinterpret_cast<bf16_t*>(S3);
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
@@ -260,6 +263,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
+  if constexpr (L::kOwnDE) load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);  // lands by phase 2
 
   // Element d of a row. In a fragment epilogue (tile_for: e the accumulator index) a thread's
   // columns come in pairs (d − (e & 1), d − (e & 1) + 1), so the read takes the pair: once
@@ -352,7 +356,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   phase_mark(p.phase_cycles, 1);
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
-  load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
+  if constexpr (!L::kOwnDE) load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
   tiles_landed();
   if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
     load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);

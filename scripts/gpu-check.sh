@@ -49,7 +49,7 @@ fi
 # SASS size of the delta kernels: the chunk-parallel ones stall on instruction fetch when their
 # straight-line code outgrows the SM's instruction cache (docs/perf-delta.md).
 t0=$SECONDS
-if sizes=$(bash scripts/sass-size.sh "$build" 2>/dev/null); then
+if sizes=$(python3 scripts/sass.py sizes "$build" 2>/dev/null); then
   echo "$sizes" >"$build/sass-size.txt"
   row sass ok $((SECONDS - t0)) "$(echo "$sizes" | awk '$2 == "grad_chunk" && $5 > m { m = $5; w = $1 " " $3 }
     END { printf "largest grad_chunk %s KB (%s); all: %s", m, w, f }' f="$build/sass-size.txt")"

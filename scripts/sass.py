@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""SASS of the delta-rule kernels, read with cuobjdump (CUOBJDUMP names it; default: on PATH).
+
+  scripts/sass.py sizes [BUILD]            instructions (16 bytes each) of every kernel at K = V = 128
+  scripts/sass.py phases OBJECT KERNEL     one kernel's instruction mix per phase [--top 14]
+
+The chunk-parallel kernels (wy_prep, grad_chunk) are straight-line code run once per CTA at one or
+two CTAs an SM: past the SM's instruction cache they stall on fetch (GDN2's grad_chunk at 149 KB
+spent half its cycles there, docs/perf-delta.md), so watch `sizes` as features land. They read
+SR_CLOCKLO at each phase_mark (REWY_KERNEL_TIMING=2 names the phases), so `phases` splits the code
+there: where address arithmetic, shared loads or exponentials pile up, beside the measured cycles.
+  e.g. scripts/sass.py phases build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o \\
+       grad_chunk_kernelILi2ELi128ELi128ELb1E
+Without a GPU toolkit: `pip download nvidia-cuda-cuobjdump`, unzip, point CUOBJDUMP at it.
+"""
+import argparse
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def kernels(obj):
+    """{mangled name: [instruction text, ...]} of one object file."""
+    tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    if not tool:
+        sys.exit("sass: cuobjdump not found (set CUOBJDUMP)")
+    out = subprocess.run([tool, "-sass", obj], capture_output=True, text=True, check=True).stdout
+    found, cur = {}, None
+    for line in out.splitlines():
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            cur = found.setdefault(m.group(1), [])
+        elif cur is not None and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
+            t = re.sub(r"/\*[0-9a-f]+\*/", "", line).strip().rstrip(" ;").split()
+            if t and t[0].startswith("@"):
+                t = t[1:]
+            if t:
+                cur.append(" ".join(t))
+    return found
+
+
+def readable(name):
+    """grad_chunk rewy, wy_prep replay, state_fwd 64 out, ... from the template tail after <VAR, 128, 128."""
+    tail = re.sub(r"EEvNS1_11DeltaParamsE$", "", re.sub(r"^.*ILi[0-9]+ELi128ELi128E", "", name))
+    a = re.sub(r"L[ib]", "", tail).replace("E", " ").split()
+    if "grad_chunk" in name:
+        return "grad_chunk " + ("rewy" if a[0] == "1" else "baseline")
+    if "wy_prep" in name:
+        return "wy_prep " + ("forward" if a[0] == "0" else "replay")
+    if "state_fwd" in name:
+        return f"state_fwd {a[0]} " + (("out_store" if a[2] == "1" else "out") if a[1] == "1" else "replay")
+    if "state_bwd" in name:
+        return f"state_bwd {a[0]}"
+    return name
+
+
+def sizes(build):
+    objs = sorted(glob.glob(f"{build}/kernels/**/variant_*.cu.o", recursive=True))
+    if not objs:
+        sys.exit(f"sass: no variant_*.cu.o under {build}/kernels (build with CUDA first)")
+    print(f"{'variant':10s} {'kernel':24s} {'instr':>8s} {'KB':>8s}")
+    for obj in objs:
+        v = os.path.basename(obj)[len("variant_"):-len(".cu.o")]
+        rows = [(readable(k), len(ins)) for k, ins in kernels(obj).items() if "Li128ELi128E" in k]
+        for name, n in sorted(rows):
+            print(f"{v:10s} {name:24s} {n:8d} {n * 16 / 1024:8.1f}")
+
+
+def phases(obj, kernel, top):
+    match = {k: ins for k, ins in kernels(obj).items() if kernel in k}
+    if len(match) != 1:
+        sys.exit(f"sass: {len(match)} kernels match {kernel!r}: {sorted(match)[:5]}")
+    (name, ops), = match.items()
+    marks = [i for i, x in enumerate(ops) if "SR_CLOCKLO" in x]
+    bounds = [0] + marks[1:] + [len(ops)]  # the first read is phase_start
+    print(f"{name}: {len(ops)} instructions, {len(marks)} clock reads")
+    for k, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+        mix = collections.Counter(x.split()[0].split(".")[0] for x in ops[lo:hi])
+        print(f"phase {k}: {hi - lo:5d}  " + " ".join(f"{op} {n}" for op, n in mix.most_common(top)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("sizes")
+    s.add_argument("build", nargs="?", default="build-gpu")
+    p = sub.add_parser("phases")
+    p.add_argument("object")
+    p.add_argument("kernel", help="a substring of the kernel's mangled name")
+    p.add_argument("--top", type=int, default=14)
+    a = ap.parse_args()
+    if a.cmd == "sizes":
+        sizes(a.build)
+    else:
+        phases(a.object, a.kernel, a.top)
+
+
+if __name__ == "__main__":
+    main()

@@ -4,12 +4,14 @@
 //                              𝒯 = (I + A)⁻¹ (fp32 forward substitution), W = 𝒯 Y_W, U = 𝒯 Y_U, and
 //                              the operands of the sequential kernels: P = tril(Q̂ K̃ᵀ), Q̂ = Q ⊙ Γ,
 //                              K̄ = K ⊙ e^{γ − G}, e^γ. In Recompute mode (backward) 𝒯 is read back.
-//   state_seq  sequential      per (sequence, head, V-slice), next chunk's tiles prefetched with
-//                              cp.async: E = U − W H, O = s (Q̂ H + P E), H ← e^γ H + K̄ᵀ E. Only the
-//                              GEMMs of the recurrence sit on the per-chunk chain. Optionally stores
-//                              E and the bf16 state entering each chunk (Save policy, backward replay).
+//   state_fwd  sequential      per (sequence, head, V-slice), the following chunks' tiles prefetched
+//                              with cp.async: E = U − W H, O = s (Q̂ H + P E), H ← e^γ H + K̄ᵀ E on
+//                              warpgroup tensor cores (wgmma). Only the GEMMs of the recurrence sit
+//                              on the per-chunk chain. Optionally stores E and the bf16 state
+//                              entering each chunk (Save policy, backward replay).
 #pragma once
 #include "kernels/delta/cuda/common.cuh"
+#include "kernels/delta/cuda/wgmma.cuh"
 
 namespace rewy::delta::cuda_impl {
 
@@ -277,7 +279,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
 }
 
 // ------------------------------------------------------------------------------------------------
-// Sequential kernels: tile layout shared by the forward and backward state passes.
+// Sequential kernels: the backward state pass's tiles (mma.sync; the forward's are below).
 
 // Warp tile of the K×BV state: K = 128: warp w owns rows [16 w, +16), all BV columns;
 // K = 64: rows [16 (w & 3), +16), columns [(BV / 2)(w >> 2), +BV / 2).
@@ -293,20 +295,17 @@ struct StateTile {
 // term of Q̂ is the largest error in ∂S0; two terms carry about 16 bits).
 // KRAW (scalar gates, backward): the raw keys K in K̄'s slot and the chunk's raw log-decays g, so
 // that K̄ ∂H⁺ = Diag(e^{γ−G}) K ∂H⁺ takes its decay in fp32 instead of through a bf16 K̄.
-// QP: the Q̂ and P tiles (the output and the backward need them; the Recompute replay does not,
-// and without them its two stages fit two CTAs an SM).
-template <int K, int BV, bool QLO = false, bool KRAW = false, bool QP = true>
+template <int K, int BV, bool QLO = false, bool KRAW = false>
 struct SeqStage {
-  static_assert(QP || !QLO, "Q̂'s second term comes with Q̂");
   static constexpr int KP = K + 8, BVP = BV + 8;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
-  static constexpr size_t tK1 = 0;               // W (fwd and bwd)       bf16 [C][KP]
+  static constexpr size_t tK1 = 0;               // W                     bf16 [C][KP]
   static constexpr size_t tK2 = tK1 + tile_k;     // K̄                     bf16 [C][KP]
-  static constexpr size_t tK3 = tK2 + tile_k;     // Q̂ (QP)                bf16 [C][KP]
-  static constexpr size_t tK4 = tK3 + (QP ? tile_k : 0);  // Q̂ − bf16(Q̂) (QLO) bf16 [C][KP]
-  static constexpr size_t tP = tK4 + (QLO ? tile_k : 0);  // P (QP)        bf16 [C][CP]
-  // U (fwd; E = U − W H overwrites it in place) / ∂O (bwd) slice bf16 [C][BVP]
-  static constexpr size_t tV = tP + (QP ? align16(size_t(kChunk) * kCP * 2) : 0);
+  static constexpr size_t tK3 = tK2 + tile_k;     // Q̂                     bf16 [C][KP]
+  static constexpr size_t tK4 = tK3 + tile_k;     // Q̂ − bf16(Q̂) (QLO)     bf16 [C][KP]
+  static constexpr size_t tP = tK4 + (QLO ? tile_k : 0);  // P             bf16 [C][CP]
+  // ∂O slice bf16 [C][BVP]
+  static constexpr size_t tV = tP + align16(size_t(kChunk) * kCP * 2);
   static constexpr size_t tG = tV + align16(size_t(kChunk) * BVP * 2);  // e^γ f32 [K]
   static constexpr size_t tGr = tG + align16(K * 4);                      // raw g (KRAW) f32 [C]
   static constexpr size_t bytes = tGr + (KRAW ? align16(kChunk * 4) : 0);
@@ -314,13 +313,13 @@ struct SeqStage {
   // The tiles of a landed stage.
   struct Tiles {
     const bf16_t *W, *Kb, *Qh, *Qlo, *P;  // Kb: K̄, or K (KRAW)
-    bf16_t* vs;                            // U (fwd, then E) or ∂O (bwd)
+    bf16_t* vs;                            // ∂O
     const float *gam, *graw;
   };
   __device__ static Tiles tiles(char* st) {
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(st + off); };
     auto f32 = [&](size_t off) { return reinterpret_cast<const float*>(st + off); };
-    return {bf(tK1), bf(tK2), QP ? bf(tK3) : nullptr, QLO ? bf(tK4) : nullptr, QP ? bf(tP) : nullptr,
+    return {bf(tK1), bf(tK2), bf(tK3), QLO ? bf(tK4) : nullptr, bf(tP),
             reinterpret_cast<bf16_t*>(st + tV), f32(tG), KRAW ? f32(tGr) : nullptr};
   }
 
@@ -331,9 +330,9 @@ struct SeqStage {
     const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
     async_tile<kChunk, K * 2>(st + tK1, KP * 2, p.W + baseK, rowK, len);
     async_tile<kChunk, K * 2>(st + tK2, KP * 2, (KRAW ? p.k : p.Kg) + baseK, rowK, len);
-    if constexpr (QP) async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
+    async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
     if constexpr (QLO) async_tile<kChunk, K * 2>(st + tK4, KP * 2, p.Qlo + baseK, rowK, len);
-    if constexpr (QP) async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
+    async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
     async_tile<kChunk, BV * 2>(st + tV, BVP * 2, vsrc + (int64_t(tok0) * p.H + h) * V + v0, rowV, len);
     async_tile<1, K * 4>(st + tG, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (KRAW)
@@ -345,25 +344,15 @@ struct SeqStage {
   }
 };
 
-// Two stages, the bf16 state, and (EBUF, the backward's −∂E) a [C][BVP] operand buffer; the forward
-// writes E over U in its stage.
-template <int K, int V, int BV, bool QLO = false, bool KRAW = false, bool QP = true, bool EBUF = true>
+// Two stages, the bf16 state, and the backward's −∂E, a [C][BVP] operand buffer.
+template <int K, int V, int BV, bool QLO = false, bool KRAW = false>
 struct SeqLayout {
-  using S = SeqStage<K, BV, QLO, KRAW, QP>;
+  using S = SeqStage<K, BV, QLO, KRAW>;
   static constexpr size_t stage0 = 0, stage1 = S::bytes;
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
-  static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP] (EBUF)
-  static constexpr size_t total = Eb + (EBUF ? align16(size_t(kChunk) * S::BVP * 2) : 0);
+  static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
+  static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
   static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
-};
-
-// The forward state pass's shapes: the replay (no output) has no Q̂, P tiles and, at V-slices up to
-// 64, runs two CTAs an SM (its 256 CTAs at (8, 2048, 16) then fill one wave, not two).
-template <int K, int V, int BV, bool OUTPUT>
-struct StateFwdShape {
-  using L = SeqLayout<K, V, BV, false, false, OUTPUT, false>;
-  static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
-  static_assert(ctas_per_sm * (L::total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
 };
 
 // e^{γ − G_r} at this thread's accumulator rows r = m0 + g and m0 + g + 8 (g = lane / 4) of a C×·
@@ -424,50 +413,166 @@ __device__ __forceinline__ void seq_chunk_loop(char* stage0, char* stage1, const
   }
 }
 
+// ------------------------------------------------------------------------------------------------
+// Forward state pass on warpgroup tensor cores: wgmma reads both operands from shared memory once
+// per 64 rows (mma.sync's 16-row warp tiles read them four times over: the step was bound by
+// shared-memory bandwidth).
+//
+// Every operand is a 128-byte-swizzled K-major tile (wgmma.cuh): the stage's W, K̄, Q̂ [C][K] and
+// P [C][C] land through cp.async at swizzled addresses; the threads write the state and E
+// transposed, Hᵀ [BV][K] and Eᵀ [BV][C], so that any BV >= 16 works. Warpgroup 0 forms
+// E = U − W H while warpgroup 1 forms Q̂ H; then warpgroup 1 adds P E and stores O, and warpgroup
+// w < K / 64 updates its state rows [64 w, 64 w + 64): H ← e^γ ⊙ H + K̄ᵀ E.
+
+// cp.async of a [ROWS][COLS] bf16 tile (global rows row_stride elements apart) into wgmma.cuh's
+// swizzled K-major layout; rows >= valid are zero-filled.
+template <int ROWS, int COLS>
+__device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src, int64_t row_stride, int valid) {
+  constexpr int kChunks = COLS / 8;  // 16-byte pieces of a row
+  static_assert(kThreads % kChunks == 0 && ROWS * kChunks % kThreads == 0, "pieces must tile the block evenly");
+  constexpr int kStep = kThreads / kChunks;  // a multiple of 8: a thread's swizzle phase is fixed
+  const int r0 = threadIdx.x / kChunks, col = 8 * (threadIdx.x % kChunks);
+#pragma unroll
+  for (int i = 0; i < ROWS / kStep; ++i) {
+    const int r = r0 + i * kStep;
+    cp_async16(dst + wg::tile_offset<ROWS>(r, col), r < valid ? src + int64_t(r) * row_stride + col : src, r < valid);
+  }
+}
+
+// One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
+template <int K, int BV, bool OUTPUT>
+struct WgStateStage {
+  static constexpr int BVP = BV + 8;
+  static constexpr size_t tile_k = size_t(kChunk) * K * 2;
+  static constexpr size_t W = 0, Kb = W + tile_k, Qh = Kb + tile_k;   // bf16 [C][K] swizzled
+  static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
+  static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP], read per element
+  static constexpr size_t gam = U + align16(size_t(kChunk) * BVP * 2);         // e^γ f32 [K]
+  static constexpr size_t bytes = (gam + K * 4 + 1023) / 1024 * 1024;
+
+  __device__ static void prefetch(char* st, const DeltaParams& p, int c, int h, int v0, int V) {
+    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    const int64_t strideK = int64_t(p.H) * K, baseK = (int64_t(tok0) * p.H + h) * K;
+    auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
+    async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
+    async_tile_sw128<kChunk, K>(bf(Kb), p.Kg + baseK, strideK, len);
+    if constexpr (OUTPUT) {
+      async_tile_sw128<kChunk, K>(bf(Qh), p.Qg + baseK, strideK, len);
+      async_tile_sw128<kChunk, kChunk>(bf(P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+    }
+    async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
+    async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+  }
+};
+
+// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C]; 1 KB for aligning the dynamic base to 1024 bytes. The
+// output pass (Q̂, P in its stages) runs one CTA an SM with three stages; the replay two CTAs an
+// SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128 one CTA.
+template <int K, int V, int BV, bool OUTPUT>
+struct StateFwdShape {
+  using S = WgStateStage<K, BV, OUTPUT>;
+  static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
+  static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
+  static constexpr int stages_fit = int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes) / S::bytes);
+  static constexpr int stages = stages_fit >= 3 ? 3 : 2;
+  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes;
+  static constexpr size_t total = 1024 + Et + e_bytes;
+  static_assert(stages_fit >= 2, "state_fwd needs two stages");
+  static_assert(ctas_per_sm * (total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
+};
+
+// Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
+template <int N>
+__device__ __forceinline__ void wg_store_rows(const float (&acc)[N / 2], bf16_t* dst, int64_t ld, int valid, float alpha) {
+  const int t = threadIdx.x & 127, r0 = 16 * (t >> 5) + ((t & 31) >> 2);
+  bf16_t* const row0 = dst + r0 * ld + 2 * (t & 3);
+  bf16_t* const row1 = row0 + 8 * ld;
+  const bool v0 = r0 < valid, v1 = r0 + 8 < valid;
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+    if (v0) *reinterpret_cast<__nv_bfloat162*>(row0 + 8 * j) = __floats2bfloat162_rn(alpha * acc[4 * j], alpha * acc[4 * j + 1]);
+    if (v1) *reinterpret_cast<__nv_bfloat162*>(row1 + 8 * j) = __floats2bfloat162_rn(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]);
+  }
+}
+
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
-  using L = typename StateFwdShape<K, V, BV, OUTPUT>::L;
+  using L = StateFwdShape<K, V, BV, OUTPUT>;
   using S = typename L::S;
-  using ST = StateTile<K, BV>;
-  constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
-  extern __shared__ __align__(16) char smem[];
-  bf16_t* Hb = reinterpret_cast<bf16_t*>(smem + L::Hb);
-  const SeqBlock<K, V, BV> b;
+  using wg::Major;
+  static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
+  constexpr int NS = L::stages;
+  extern __shared__ __align__(16) char raw[];
+  char* const smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
+  bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);
+  bf16_t* const Et = reinterpret_cast<bf16_t*>(smem + L::Et);
+  const int n = blockIdx.x / (V / BV), h = blockIdx.y, v0 = (blockIdx.x % (V / BV)) * BV;
+  const int wgi = threadIdx.x >> 7, srow0 = 64 * wgi;  // warpgroup; its state rows (wgi < K / 64)
+  const bool holds_state = wgi < K / 64;
   const int64_t strideV = int64_t(p.H) * V;
+  const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0 + int64_t(srow0) * V;  // in [N][H][K][V]
 
-  float Hacc[1][ST::NT][4];
-  b.load_state(Hacc, p.h0, p.H);
-  seq_chunk_loop<S, false>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.U, [&](int c, char* st) {
-    const typename S::Tiles t = S::tiles(st);
-    bf16_t* Eb = t.vs;  // E = U − W H: each thread overwrites the U elements it read
-    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-    const int64_t baseV = (int64_t(tok0) * p.H + b.h) * V + b.v0;
-    frag_store_bf16(Hacc, Hb, BVP, b.sm0, b.sn0);
-    if constexpr (STORE) frag_store_global(Hacc, p.Hs + (int64_t(c) * p.H + b.h) * K * V + b.v0, V, b.sm0, b.sn0, K);
-    __syncthreads();  // stage tiles landed for every thread; Hb complete
-    float acc[1][NE][4], out[1][NE][4];
-    frag_zero(acc);  // E = U − W H
-    warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(acc, t.W, KP, Hb, BVP, b.em0, b.en0, 0, K);
-    frag_for_each(acc, b.em0, b.en0, [&](int r, int cc, float& x) { x = bf2f(t.vs[r * BVP + cc]) - x; });
-    frag_store_bf16(acc, Eb, BVP, b.em0, b.en0);
-    if constexpr (STORE) frag_store_global(acc, p.E + baseV, strideV, b.em0, b.en0, len);
-    if constexpr (OUTPUT) {
-      frag_zero(out);
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(out, t.Qh, KP, Hb, BVP, b.em0, b.en0, 0, K);
-    }
-    __syncthreads();  // E complete
-    if constexpr (OUTPUT) {  // O = s (Q̂ H + P E)
-      warp_mma<1, NE, Lay::RowMajor, Lay::RowMajor>(out, t.P, kCP, Eb, BVP, b.em0, b.en0, 0, kChunk);
-      frag_store_global(out, p.o + baseV, strideV, b.em0, b.en0, len, p.scale);
-    }
-    // H ← e^γ ⊙ H + K̄ᵀ E
-    frag_for_each(Hacc, b.sm0, b.sn0, [&](int r, int, float& x) { x *= t.gam[r]; });
-    warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(Hacc, t.Kb, KP, Eb, BVP, b.sm0, b.sn0, 0, kChunk);
-    __syncthreads();  // this stage, Hb and Eb are free for the next chunk
+  float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
+  wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) {
+    x = holds_state && p.h0 ? p.h0[state_at + int64_t(r) * V + cc] : 0.f;
   });
-  b.store_state(Hacc, p.ht, p.H);
+
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+#pragma unroll
+  for (int i = 0; i < NS - 1; ++i) {
+    if (i < count) S::prefetch(smem + i * S::bytes, p, c_begin + i, h, v0, V);
+    cp_async_commit();
+  }
+  for (int i = 0; i < count; ++i) {
+    if (i + NS - 1 < count) S::prefetch(smem + ((i + NS - 1) % NS) * S::bytes, p, c_begin + i + NS - 1, h, v0, V);
+    cp_async_commit();  // (an empty group near the end keeps the count)
+    cp_async_wait<NS - 1>();
+    char* const st = smem + (i % NS) * S::bytes;
+    const bf16_t* const W = reinterpret_cast<const bf16_t*>(st + S::W);
+    const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
+    const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
+    const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
+    const bf16_t* const Us = reinterpret_cast<const bf16_t*>(st + S::U);
+    const float* const gam = reinterpret_cast<const float*>(st + S::gam);
+    const int c = c_begin + i, tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
+
+    if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
+      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { Ht[wg::tile_offset<BV>(cc, srow0 + r)] = f2bf(x); });
+      if constexpr (STORE) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+    }
+    wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
+    __syncthreads();
+    float acc[BV / 2];
+    if (wgi == 0) {  // E = U − W H
+      wg::gemm<BV, K, Major::K, Major::K>(acc, W, Ht, false);
+      wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) {
+        x = bf2f(Us[r * S::BVP + cc]) - x;
+        Et[wg::tile_offset<BV>(cc, r)] = f2bf(x);
+      });
+      if constexpr (STORE) wg_store_rows<BV>(acc, p.E + baseV, strideV, len, 1.f);
+      wg::fence_smem_writes();
+    } else if constexpr (OUTPUT) {
+      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
+    }
+    __syncthreads();  // Eᵀ complete
+    if constexpr (OUTPUT) {
+      if (wgi == 1) {  // O = s (Q̂ H + P E)
+        wg::gemm<BV, kChunk, Major::K, Major::K>(acc, P, Et, true);
+        wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
+      }
+    }
+    if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
+      wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
+      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, Et, true);
+    }
+    __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
+  }
+  cp_async_wait<0>();
+  if (holds_state && p.ht)
+    wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
 }  // namespace rewy::delta::cuda_impl

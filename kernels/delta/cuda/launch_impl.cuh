@@ -162,7 +162,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
-  using L = typename StateFwdShape<K, V, BV, OUTPUT>::L;
+  using L = StateFwdShape<K, V, BV, OUTPUT>;
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
   static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total, name), true);

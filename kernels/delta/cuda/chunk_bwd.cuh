@@ -43,10 +43,10 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 
   float dH[1][ST::NT][4];
   b.load_state(dH, p.dht, p.H);
-  seq_chunk_loop<S, true>(smem + L::stage0, smem + L::stage1, p, b.n, b.h, b.v0, V, p.dout, [&](int c, char* st) {
+  seq_chunk_loop<S, 2, true>(smem + L::stages, p, b.n, b.h, b.v0, V, [&](int c, char* st) {
     const typename S::Tiles t = S::tiles(st);
     const bf16_t* dOs = t.vs;
-    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    const int tok0 = t.span.tok0, len = t.span.len;
     const int64_t baseV = (int64_t(tok0) * p.H + b.h) * V + b.v0;
     frag_store_bf16(dH, dHb, BVP, b.sm0, b.sn0);
     if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + b.h) * K * V + b.v0, V, b.sm0, b.sn0, K);

@@ -308,24 +308,28 @@ struct SeqStage {
   static constexpr size_t tV = tP + align16(size_t(kChunk) * kCP * 2);
   static constexpr size_t tG = tV + align16(size_t(kChunk) * BVP * 2);  // e^γ f32 [K]
   static constexpr size_t tGr = tG + align16(K * 4);                      // raw g (KRAW) f32 [C]
-  static constexpr size_t bytes = tGr + (KRAW ? align16(kChunk * 4) : 0);
+  static constexpr size_t span = tGr + (KRAW ? align16(kChunk * 4) : 0);  // ChunkSpan
+  static constexpr size_t bytes = span + 16;
 
   // The tiles of a landed stage.
   struct Tiles {
     const bf16_t *W, *Kb, *Qh, *Qlo, *P;  // Kb: K̄, or K (KRAW)
     bf16_t* vs;                            // ∂O
     const float *gam, *graw;
+    ChunkSpan span;
   };
   __device__ static Tiles tiles(char* st) {
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(st + off); };
     auto f32 = [&](size_t off) { return reinterpret_cast<const float*>(st + off); };
     return {bf(tK1), bf(tK2), bf(tK3), QLO ? bf(tK4) : nullptr, bf(tP),
-            reinterpret_cast<bf16_t*>(st + tV), f32(tG), KRAW ? f32(tGr) : nullptr};
+            reinterpret_cast<bf16_t*>(st + tV), f32(tG), KRAW ? f32(tGr) : nullptr,
+            *reinterpret_cast<const ChunkSpan*>(st + span)};
   }
 
-  // Issues the cp.async copies of chunk c's tiles into stage memory `st`.
-  __device__ static void prefetch(char* st, const DeltaParams& p, int c, int h, int v0, int V, const bf16_t* vsrc) {
-    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+  // Issues the cp.async copies of chunk c's tiles (at sp) into stage memory `st`; keeps sp there.
+  __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
+    const int tok0 = sp.tok0, len = sp.len;
+    if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(st + span) = sp;
     const int64_t rowK = int64_t(p.H) * K * 2, rowV = int64_t(p.H) * V * 2, rowC = int64_t(p.H) * kChunk * 2;
     const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
     async_tile<kChunk, K * 2>(st + tK1, KP * 2, p.W + baseK, rowK, len);
@@ -333,14 +337,13 @@ struct SeqStage {
     async_tile<kChunk, K * 2>(st + tK3, KP * 2, p.Qg + baseK, rowK, len);
     if constexpr (QLO) async_tile<kChunk, K * 2>(st + tK4, KP * 2, p.Qlo + baseK, rowK, len);
     async_tile<kChunk, kChunk * 2>(st + tP, kCP * 2, p.P + (int64_t(tok0) * p.H + h) * kChunk, rowC, len);
-    async_tile<kChunk, BV * 2>(st + tV, BVP * 2, vsrc + (int64_t(tok0) * p.H + h) * V + v0, rowV, len);
+    async_tile<kChunk, BV * 2>(st + tV, BVP * 2, p.dout + (int64_t(tok0) * p.H + h) * V + v0, rowV, len);
     async_tile<1, K * 4>(st + tG, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (KRAW)
       if (int(threadIdx.x) < kChunk) {
         const int i = threadIdx.x, valid = i < len;
         cp_async4(st + tGr + 4 * i, p.g + (int64_t(tok0) + (valid ? i : 0)) * p.H + h, valid);
       }
-    cp_async_commit();
   }
 };
 
@@ -348,7 +351,7 @@ struct SeqStage {
 template <int K, int V, int BV, bool QLO = false, bool KRAW = false>
 struct SeqLayout {
   using S = SeqStage<K, BV, QLO, KRAW>;
-  static constexpr size_t stage0 = 0, stage1 = S::bytes;
+  static constexpr size_t stages = 0;
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
   static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
   static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
@@ -394,29 +397,37 @@ struct SeqBlock {
 };
 
 // The chunk loop of the sequential kernels: body(c, stage) for the chunks c of sequence n in order
-// (REVERSE: last to first), the following chunk's tiles prefetched into the other stage with
-// cp.async while body runs. body must end with a block barrier (its stage is refilled next).
-template <class S, bool REVERSE, class Body>
-__device__ __forceinline__ void seq_chunk_loop(char* stage0, char* stage1, const DeltaParams& p, int n, int h, int v0,
-                                               int V, const bf16_t* vsrc, Body&& body) {
+// (REVERSE: last to first), the next NS − 1 chunks' tiles in flight (cp.async) while body runs;
+// body must end with a block barrier (its stage is refilled next). A chunk's span is read from the
+// chunk table one step before its prefetch and travels in its stage (S::span): no dependent global
+// load heads a step.
+template <class S, int NS, bool REVERSE, class Body>
+__device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
+                                               Body&& body) {
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto chunk = [&](int i) { return REVERSE ? c_begin + count - 1 - i : c_begin + i; };
-  if (count > 0) S::prefetch(stage0, p, chunk(0), h, v0, V, vsrc);
-  for (int i = 0; i < count; ++i) {
-    if (i + 1 < count) {
-      S::prefetch((i + 1) & 1 ? stage1 : stage0, p, chunk(i + 1), h, v0, V, vsrc);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    body(chunk(i), i & 1 ? stage1 : stage0);
+  auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
+  auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
+#pragma unroll
+  for (int i = 0; i < NS - 1; ++i) {
+    if (i < count) S::prefetch(stage(i), p, chunk(i), span(i), h, v0, V);
+    cp_async_commit();
   }
+  ChunkSpan ahead = span(NS - 1);
+  for (int i = 0; i < count; ++i) {
+    const int j = i + NS - 1;
+    if (j < count) S::prefetch(stage(j), p, chunk(j), ahead, h, v0, V);
+    ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
+    cp_async_commit();    // (an empty group near the end keeps the count)
+    cp_async_wait<NS - 1>();
+    body(chunk(i), stage(i));
+  }
+  cp_async_wait<0>();
 }
 
 // ------------------------------------------------------------------------------------------------
 // Forward state pass on warpgroup tensor cores: wgmma reads both operands from shared memory once
-// per 64 rows (mma.sync's 16-row warp tiles read them four times over: the step was bound by
-// shared-memory bandwidth).
+// per 64 rows (mma.sync's 16-row warp tiles read them four times over).
 //
 // Every operand is a 128-byte-swizzled K-major tile (wgmma.cuh): the stage's W, K̄, Q̂ [C][K] and
 // P [C][C] land through cp.async at swizzled addresses; the threads write the state and E
@@ -448,10 +459,12 @@ struct WgStateStage {
   static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
   static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP], read per element
   static constexpr size_t gam = U + align16(size_t(kChunk) * BVP * 2);         // e^γ f32 [K]
-  static constexpr size_t bytes = (gam + K * 4 + 1023) / 1024 * 1024;
+  static constexpr size_t span = gam + K * 4;                                  // ChunkSpan
+  static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
 
-  __device__ static void prefetch(char* st, const DeltaParams& p, int c, int h, int v0, int V) {
-    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+  __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
+    const int tok0 = sp.tok0, len = sp.len;
+    if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(st + span) = sp;
     const int64_t strideK = int64_t(p.H) * K, baseK = (int64_t(tok0) * p.H + h) * K;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
     async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
@@ -503,7 +516,6 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
-  constexpr int NS = L::stages;
   extern __shared__ __align__(16) char raw[];
   char* const smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
   bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);
@@ -519,24 +531,15 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
     x = holds_state && p.h0 ? p.h0[state_at + int64_t(r) * V + cc] : 0.f;
   });
 
-  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
-#pragma unroll
-  for (int i = 0; i < NS - 1; ++i) {
-    if (i < count) S::prefetch(smem + i * S::bytes, p, c_begin + i, h, v0, V);
-    cp_async_commit();
-  }
-  for (int i = 0; i < count; ++i) {
-    if (i + NS - 1 < count) S::prefetch(smem + ((i + NS - 1) % NS) * S::bytes, p, c_begin + i + NS - 1, h, v0, V);
-    cp_async_commit();  // (an empty group near the end keeps the count)
-    cp_async_wait<NS - 1>();
-    char* const st = smem + (i % NS) * S::bytes;
+  seq_chunk_loop<S, L::stages, false>(smem, p, n, h, v0, V, [&](int c, char* st) {
     const bf16_t* const W = reinterpret_cast<const bf16_t*>(st + S::W);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
     const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
     const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
     const bf16_t* const Us = reinterpret_cast<const bf16_t*>(st + S::U);
     const float* const gam = reinterpret_cast<const float*>(st + S::gam);
-    const int c = c_begin + i, tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
+    const int tok0 = sp.tok0, len = sp.len;
     const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
@@ -558,19 +561,17 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
       wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
     }
     __syncthreads();  // Eᵀ complete
-    if constexpr (OUTPUT) {
-      if (wgi == 1) {  // O = s (Q̂ H + P E)
-        wg::gemm<BV, kChunk, Major::K, Major::K>(acc, P, Et, true);
-        wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
-      }
-    }
-    if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
-      wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
-      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, Et, true);
-    }
+    // O = s (Q̂ H + P E) (warpgroup 1) and H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄
+    // holding these rows), issued together and awaited once.
+    const bool out_wg = OUTPUT && wgi == 1;
+    if (holds_state) wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
+    if (out_wg) wg::gemm<BV, kChunk, Major::K, Major::K, false>(acc, P, Et, true);
+    if (holds_state) wg::gemm<BV, kChunk, Major::MN, Major::K, false>(Hacc, Kb + srow0 * kChunk, Et, true);
+    wg::commit();
+    wg::wait<0>();
+    if (out_wg) wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
-  }
-  cp_async_wait<0>();
+  });
   if (holds_state && p.ht)
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }

@@ -32,6 +32,11 @@ struct VT {
 // Error bits reported through DeltaParams::error_flag.
 enum : int { kErrGateSpan = 1, kErrPositiveGate = 2 };
 
+// Where a chunk sits in the token stream: its first token and its valid rows (1..C).
+struct ChunkSpan {
+  int tok0, len;
+};
+
 // All pointers are token-major and contiguous: x[(tok * H + h) * D + d]; per-chunk C×C matrices
 // [tok][H][C]; states [*][H][K][V].
 struct DeltaParams {

@@ -111,10 +111,8 @@ struct Mma<128> {
 
 // acc (+)= A·B over K for one warpgroup: A is 64×K, B is K×N, each a 128-byte-swizzled tile in
 // the tile_offset layout: MA = K: A stored [64][K]; MA = MN: A stored [K][64]; MB = K: B stored
-// [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits
-// (WAIT = false: commits nothing and returns at once; the caller commits, then waits before it
-// touches acc, so that independent products of one warpgroup overlap).
-template <int N, int K, Major MA, Major MB, bool WAIT = true>
+// [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits.
+template <int N, int K, Major MA, Major MB>
 __device__ __forceinline__ void gemm(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
   static_assert(K % 16 == 0, "K is a multiple of 16");
   static_assert(MB == Major::K || N % kPanel == 0, "an MN-major B needs N a multiple of 64");
@@ -127,10 +125,8 @@ __device__ __forceinline__ void gemm(float (&acc)[N / 2], const bf16_t* A, const
     Mma<N>::template run<MA == Major::MN, MB == Major::MN>(acc, desc_sw128<MA>(a, K * kPanel * 2),
                                                           desc_sw128<MB>(b, K * kPanel * 2), accumulate || k > 0);
   }
-  if constexpr (WAIT) {
-    commit();
-    wait<0>();
-  }
+  commit();
+  wait<0>();
 }
 
 // The common case: both operands K-major (A [64][K], B [N][K]): acc (+)= A·Bᵀ.

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Memory floors of rewy's delta-rule pipeline, kernel by kernel, and what they allow against FLA.
+
+Each kernel's floor is the bytes it must move in global memory (what it reads and writes, counted
+from the kernels in kernels/delta/cuda/) over a bandwidth; a tensor that several V-slices of a
+sequential kernel read counts once (L2 serves the other slices). The sum over a direction's
+kernels is the floor of this decomposition: no tuning of the kernels as they are split now gets
+below it. Against FLA's measured time (an fla_anchor.csv) it gives the largest speedup the
+decomposition allows, to set beside part 2's bars (backward 2.5x DeltaNet/GDN, 3.5x KDA/GDN2;
+forward 3x). Fusions that keep a tensor on chip remove its write and its reads: --drop lists
+them.
+
+  python3 bench/design_floor.py [--shape 0] [--bw 4.3] [--fla FLA.csv] [--drop Hs,dHs]
+"""
+import argparse
+import csv
+
+SHAPES = [(8, 2048, 16, 128), (4, 4096, 16, 128), (2, 8192, 16, 128), (1, 16384, 16, 128), (8, 4096, 32, 128),
+          (1, 32768, 32, 128)]
+OPS = ("deltanet", "gdn", "kda", "gdn2")
+C = 64  # chunk
+
+
+def sizes(op, K, V):
+    """Bytes per token and head of every tensor the pipeline touches."""
+    gated, vec = op != "deltanet", op in ("kda", "gdn2")
+    g = 4 * K if vec else (4 if gated else 0)  # fp32 log-decay [tok][H](K)
+    coef = 2 * K + 2 * V if op == "gdn2" else 2  # GDN2's b, w (bf16); the others' beta
+    return {
+        "q": 2 * K, "k": 2 * K, "v": 2 * V, "coef": coef, "g": g,
+        "P": 2 * C, "T": 2 * C, "W": 2 * K, "U": 2 * V, "gexp": 4 * K / C,
+        # Q̂ and K̄ are copies only for gated variants (without gates they are q and k themselves);
+        # Q̂'s second bf16 term exists for gated variants where states are kept.
+        "Qg": 2 * K if gated else 0, "Kg": 2 * K if gated else 0, "Qlo": 2 * K if gated else 0,
+        "E": 2 * V, "Hs": 2 * K * V / C, "dHs": 2 * K * V / C, "dE": 2 * V, "dO": 2 * V, "o": 2 * V,
+        "dq": 2 * K, "dk": 2 * K, "dv": 2 * V, "dcoef": coef, "dg": g,
+        # reads of inputs the sequential kernels take instead of copies (no gates: q, k; GDN: k, g)
+        "q_in": 2 * K, "k_in": 2 * K, "g_in": g,
+    }
+
+
+def kernels(op):
+    """(name, direction, reads, writes) of each kernel; names as in sizes()."""
+    gated, scalar = op != "deltanet", op == "gdn"
+    qh = "Qg" if gated else "q_in"
+    kb = "Kg" if gated else "k_in"
+    kb_bwd = ["k_in", "g_in"] if scalar else [kb]  # GDN's state_bwd takes raw k and g (fp32 decay)
+    copies = ["Qg", "Kg"] if gated else []
+    return [
+        ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
+        ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
+        ("wy_prep (replay)", "bwd", ["q", "k", "v", "coef", "g", "T"],
+         ["P", "W", "U", "gexp"] + copies + (["Qlo"] if gated else [])),
+        ("state_fwd (replay)", "bwd", ["W", kb, "U", "gexp"], ["Hs", "E"]),
+        ("state_bwd", "bwd", ["W", qh, "P", "dO", "gexp"] + kb_bwd + (["Qlo"] if gated else []), ["dHs", "dE"]),
+        # ReWY: W and U re-read; E and ∂H⁺ read twice (phase 1 and phase 5)
+        ("grad_chunk", "bwd", ["q", "k", "g", "T", "Hs", "dHs", "E", "dO", "dE", "W", "U", "v", "coef", "E", "dHs"],
+         ["dq", "dk", "dv", "dcoef", "dg"]),
+    ]
+
+
+def load_fla(path):
+    out = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r.get("policy") != "recompute" or r.get("error"):
+                continue
+            op = {"delta": "deltanet"}.get(r["op"], r["op"])
+            out[(op, int(r["B"]), int(r["T"]), int(r["H"]))] = (float(r["fwd_ms"]), float(r["bwd_ms"]))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shape", type=int, default=0, help="index into the six benchmark shapes")
+    ap.add_argument("--bw", type=float, default=4.3, help="bandwidth in TB/s (the plan's measured ceiling)")
+    ap.add_argument("--fla", help="fla_anchor.csv of a device call: FLA's recompute times")
+    ap.add_argument("--drop", default="", help="tensors kept on chip by a fusion (comma-separated), e.g. Hs,dHs")
+    ap.add_argument("--ops", default=",".join(OPS))
+    a = ap.parse_args()
+    B, T, H, D = SHAPES[a.shape]
+    drop = {x for x in a.drop.split(",") if x}
+    unknown = drop - set(sizes("kda", D, D))
+    if unknown:
+        ap.error(f"--drop: unknown tensor(s) {sorted(unknown)}; known: {sorted(sizes('kda', D, D))}")
+    fla = load_fla(a.fla) if a.fla else {}
+    tokens = B * T * H
+    print(f"shape {a.shape} (B, T, H, D) = {SHAPES[a.shape]}, {a.bw} TB/s" + (f", kept on chip: {sorted(drop)}" if drop else ""))
+    for op in a.ops.split(","):
+        if op not in OPS:
+            ap.error(f"unknown op {op!r}; known: {', '.join(OPS)}")
+        sz = sizes(op, D, D)
+        totals = {"fwd": 0.0, "bwd": 0.0}
+        print(f"\n{op}")
+        for name, direction, reads, writes in kernels(op):
+            rd = sum(sz[t] for t in reads if t not in drop) * tokens
+            wr = sum(sz[t] for t in writes if t not in drop) * tokens
+            us = (rd + wr) / (a.bw * 1e12) * 1e6
+            totals[direction] += us
+            print(f"  {direction}  {name:20s} reads {rd / 1e6:7.0f} MB  writes {wr / 1e6:6.0f} MB  floor {us:6.0f} us")
+        for direction in ("fwd", "bwd"):
+            line = f"  {direction} floor of this decomposition: {totals[direction]:6.0f} us"
+            f = fla.get((op, B, T, H))
+            if f:
+                ms = f[0] if direction == "fwd" else f[1]
+                line += f"; FLA {ms:.3f} ms: at most {ms * 1e3 / totals[direction]:.2f}x FLA"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""bench/design_floor.py: kernel byte counts match hand counts, kept-on-chip tensors drop out of
+every kernel, FLA's time turns into the largest speedup, and bad arguments are named."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "design_floor.py")
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import design_floor  # noqa: E402
+
+
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+
+def kernel_bytes(op, name, K=128, V=128, drop=()):
+    sz = design_floor.sizes(op, K, V)
+    for n, _, reads, writes in design_floor.kernels(op):
+        if n == name:
+            return sum(sz[t] for t in reads if t not in drop), sum(sz[t] for t in writes if t not in drop)
+    raise KeyError(name)
+
+
+class DesignFloorTest(unittest.TestCase):
+    def test_hand_counts_per_token_and_head(self):
+        # DeltaNet's forward wy_prep reads q, k, v (bf16, 128 wide) and beta; writes P, 𝒯 (64 wide), W, U, e^γ
+        self.assertEqual(kernel_bytes("deltanet", "wy_prep"), (3 * 256 + 2, 2 * 128 + 2 * 256 + 4 * 128 / 64))
+        # no gates: no Q̂/K̄ copies; KDA's forward writes both and reads its fp32 gate
+        self.assertEqual(kernel_bytes("kda", "wy_prep")[0], 3 * 256 + 2 + 4 * 128)
+        self.assertEqual(kernel_bytes("kda", "wy_prep")[1], kernel_bytes("deltanet", "wy_prep")[1] + 2 * 256)
+        # the replay's state pass writes one bf16 K×V state per 64-token chunk and E
+        self.assertEqual(kernel_bytes("gdn", "state_fwd (replay)")[1], 2 * 128 * 128 / 64 + 256)
+        # grad_chunk reads E and ∂H⁺ twice: keeping them on chip removes both reads
+        reads, _ = kernel_bytes("deltanet", "grad_chunk")
+        self.assertEqual(kernel_bytes("deltanet", "grad_chunk", drop=("E", "dHs"))[0], reads - 2 * (256 + 512))
+
+    def test_drop_and_fla_ratio(self):
+        with tempfile.TemporaryDirectory() as t:
+            fla = os.path.join(t, "fla.csv")
+            with open(fla, "w") as f:
+                f.write("op,B,T,H,D,policy,fwd_ms,bwd_ms,first_call_s,error\n")
+                f.write("delta,8,2048,16,128,recompute,1.0,2.0,0.0,\n")
+                f.write("delta,8,2048,16,128,save,9.0,9.0,0.0,\n")
+            r = run("--ops", "deltanet", "--fla", fla)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            fwd = [l for l in r.stdout.splitlines() if "fwd floor" in l][0]
+            us = float(fwd.split(":")[1].split("us")[0])
+            tokens = 8 * 2048 * 16
+            expect = sum(sum(kernel_bytes("deltanet", n)) for n in ("wy_prep", "state_fwd (output)")) * tokens / 4.3e6
+            self.assertAlmostEqual(us, expect, delta=1.0)
+            self.assertIn(f"at most {1000.0 / expect:.2f}x FLA", fwd)  # the recompute row, not the save row
+            kept = run("--ops", "deltanet", "--drop", "Hs,dHs")
+            bwd_all = float([l for l in r.stdout.splitlines() if "bwd floor" in l][0].split(":")[1].split("us")[0])
+            bwd_kept = float([l for l in kept.stdout.splitlines() if "bwd floor" in l][0].split(":")[1].split("us")[0])
+            self.assertLess(bwd_kept, bwd_all)
+
+    def test_bad_arguments_are_named(self):
+        r = run("--drop", "Hss")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("unknown tensor(s) ['Hss']", r.stderr)
+        r = run("--ops", "mamba")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("unknown op 'mamba'", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -155,6 +155,11 @@ TEST(DeltaInputs, ConfigAndGateValues) {
   cfg.state_slice = 64;
   EXPECT_NO_THROW(check_inputs(cfg, p.in));  // the CPU path ignores the CUDA slice width
   cfg.state_slice = 0;
+  cfg.grad_warps = 12;
+  expect_error([&] { check_inputs(cfg, p.in); }, "Config::grad_warps must be 0 (automatic), 8 or 16, got 12");
+  cfg.grad_warps = 8;
+  EXPECT_NO_THROW(check_inputs(cfg, p.in));
+  cfg.grad_warps = 0;
   Inputs in = p.in;
   std::vector<double> g = in.g.to_vector();
   g[((1 * 64 + 5) * 3 + 2) * 8 + 7] = 0.25;

@@ -100,6 +100,8 @@ Dims check_inputs(const Config& cfg, const Inputs& in) {
   REWY_CHECK(cfg.state_slice == 0 || cfg.state_slice == 16 || cfg.state_slice == 32 || cfg.state_slice == 64 ||
                  cfg.state_slice == 128,
              "Config::state_slice must be 0 (automatic), 16, 32, 64 or 128, got {}", cfg.state_slice);
+  REWY_CHECK(cfg.grad_warps == 0 || cfg.grad_warps == 8 || cfg.grad_warps == 16,
+             "Config::grad_warps must be 0 (automatic), 8 or 16, got {}", cfg.grad_warps);
   const char* op = name(cfg.variant);
   REWY_CHECK(cfg.chunk > 0, "chunk must be > 0, got {}", cfg.chunk);
   REWY_CHECK(std::isfinite(cfg.scale), "scale must be finite (0 means 1/sqrt(K)), got {}", cfg.scale);

@@ -178,11 +178,17 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-template <int VAR, int K, int V, bool REWY>
-__global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaParams p) {
+template <int VAR, int K, int V, bool REWY, int NT>
+__global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
-  constexpr int KP = L::KP, VP = L::VP, NTK = K / 16, NTV = V / 16;
+  // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps (scalar or no gates)
+  // halve every warp's tiles and the accumulators that live across phases, and give each
+  // scheduler four warps where 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
+  static_assert(NT == 256 || NT == 512, "8 or 16 warps");
+  static_assert(NT == kThreads || !VTr::vec_gate, "channel gates: 8 warps (their builders and gate scan assume kThreads)");
+  constexpr int kColGroups = NT / 128;
+  constexpr int KP = L::KP, VP = L::VP, NTK = K / 8 / kColGroups, NTV = V / 8 / kColGroups, NTC = kChunk / 8 / kColGroups;
   constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
@@ -235,21 +241,21 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
-  const int m0 = 16 * (warp & 3), nK = (K / 2) * (warp >> 2), nV = (V / 2) * (warp >> 2);
+  const int m0 = 16 * (warp & 3), nK = (K / kColGroups) * (warp >> 2), nV = (V / kColGroups) * (warp >> 2);
   phase_start(p.phase_cycles);  // phases as kGradPhases names them
-  const int cm0 = cc_m0(), cn0 = cc_n0();
+  const int cm0 = 16 * (warp & 3), cn0 = (kChunk / kColGroups) * (warp >> 2);  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
-  auto load_E = [&] { load_tile<kChunk, V>(Es, VP, p.E + baseV, strideV, len); };
-  auto load_dH = [&] { load_tile<K, V>(dHb, VP, p.dHs + baseS, V, K); };
+  auto load_E = [&] { load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len); };
+  auto load_dH = [&] { load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K); };
 
-  load_tile<kChunk, K>(qs, KP, p.q + baseK, strideK, len);
-  load_tile<kChunk, K>(ks, KP, p.k + baseK, strideK, len);
-  load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_tile<K, V>(Hb, VP, p.Hs + baseS, V, K);
+  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+  load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
+  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+  load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
   load_dH();
   load_E();
-  load_tile<kChunk, V>(dOs, VP, p.dout + baseV, strideV, len);
+  load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
   if (threadIdx.x < kChunk) {
     float bt = 0.f;
     if constexpr (VTr::has_beta)
@@ -259,11 +265,11 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     rowg[threadIdx.x] = 0.f;
     rowkb[threadIdx.x] = 0.f;
   }
-  for (int d = threadIdx.x; d < K; d += kThreads) colacc[d] = 0.f;
+  for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
   gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
-  if constexpr (L::kOwnDE) load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);  // lands by phase 2
+  if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);  // lands by phase 2
 
   // Element d of a row. In a fragment epilogue (tile_for: e the accumulator index) a thread's
   // columns come in pairs (d − (e & 1), d − (e & 1) + 1), so the read takes the pair: once
@@ -323,9 +329,9 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     });
   }
   {
-    float acc[1][4][4];
+    float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -338,8 +344,8 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     // A thread sums one part of a row with 16-byte loads (consecutive threads: consecutive rows,
     // free of bank conflicts). A warp per row with a shuffle reduction after each was a chain of
     // 16 reductions per warp: GDN's phase 1 took 14k cycles, DeltaNet's (without this sum) 4k.
-    constexpr int kParts = kThreads / K, kCols = V / kParts;
-    static_assert(kThreads % K == 0 && V % (8 * kParts) == 0, "row parts must tile the state");
+    constexpr int kParts = NT / K, kCols = V / kParts;
+    static_assert(NT % K == 0 && V % (8 * kParts) == 0, "row parts must tile the state");
     const int d = threadIdx.x % K, c0 = (threadIdx.x / K) * kCols;
     float s = 0.f;
 #pragma unroll
@@ -356,11 +362,11 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   phase_mark(p.phase_cycles, 1);
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
-  if constexpr (!L::kOwnDE) load_tile<kChunk, V>(dEs, VP, p.dE + baseV, strideV, len);
+  if constexpr (!L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
   tiles_landed();
   if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
-    load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);
-    load_tile<kChunk, V>(Us, VP, p.U + baseV, strideV, len);
+    load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
+    load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
   }
   {
     float acc[1][NTK][4];
@@ -399,14 +405,14 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   }
   if constexpr (!REWY) {
     __syncthreads();  // ∂W has read H; Y_U takes the slot of E (RUb is not used by the baseline)
-    load_tile<kChunk, V>(YU, VP, p.v + baseV, strideV, len);
-    if constexpr (VAR == kGDN2) load_tile<kChunk, V>(wsm, VP, p.w + baseV, strideV, len);
+    load_tile<kChunk, V, NT>(YU, VP, p.v + baseV, strideV, len);
+    if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT>(wsm, VP, p.w + baseV, strideV, len);
     tiles_landed();
-    omega_scale_rows<VAR, V>(YU, wsm, betas);  // Y_U = Ω ⊙ V
+    omega_scale_rows<VAR, V, NT>(YU, wsm, betas);  // Y_U = Ω ⊙ V
     __syncthreads();
-    float acc[1][4][4];  // B1, V half: ∂E Y_Uᵀ
+    float acc[1][NTC][4];  // B1, V half: ∂E Y_Uᵀ
     frag_zero(acc);
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { dTf[r * LDF + cc] = x; });
   }
   __syncthreads();
@@ -414,13 +420,13 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
   if constexpr (REWY && !kEarlyWU) {
-    load_tile<kChunk, K>(Ws, KP, p.W + baseK, strideK, len);
-    load_tile<kChunk, V>(Us, VP, p.U + baseV, strideV, len);
+    load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
+    load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
   }
-  if constexpr (VAR == kGDN2) load_tile<kChunk, K>(bsm, KP, p.b + baseK, strideK, len);
+  if constexpr (VAR == kGDN2) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
   tiles_landed();
   if constexpr (!REWY) {
-    for_each_row_octet<kChunk, K>([&](int i, int d0) {  // Y_W = B ⊙ K ⊙ Γ
+    for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // Y_W = B ⊙ K ⊙ Γ
       float co[8], x[8], G[8];
       load_row_coef8<VAR, KP>(co, betas, bsm, i, d0);
       gate_at8<VAR, K>(G, Gs, i, d0);
@@ -445,27 +451,27 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     flush_db(rs0, rs1);
     if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
   }
-  float dA[1][4][4];
+  float dA[1][NTC][4];
   frag_zero(dA);
   if constexpr (REWY) {
     __syncthreads();
     // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ)
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K);
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V);
   } else {
     // B1, K half: ∂𝒯 += ∂W Y_Wᵀ, masked; B3: Z = ∂𝒯 𝒯ᵀ; B4: ∂A = −stril(𝒯ᵀ Z).
-    float acc[1][4][4];
+    float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { x = r > cc ? x + dTf[r * LDF + cc] : 0.f; });
     frag_store_bf16(acc, dTb, kCP, cm0, cn0);
     __syncthreads();
     frag_zero(acc);
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kChunk);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kChunk);
     __syncthreads();  // dTb and dTf are dead
     frag_store_bf16(acc, Zb, kCP, cm0, cn0);
     __syncthreads();
-    warp_mma<1, 4, Lay::ColMajor, Lay::RowMajor>(dA, Tb, kCP, Zb, kCP, cm0, cn0, 0, kChunk);
+    warp_mma<1, NTC, Lay::ColMajor, Lay::RowMajor>(dA, Tb, kCP, Zb, kCP, cm0, cn0, 0, kChunk);
   }
   frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(-x, Gs, r, cc, r > cc); });
   frag_store_bf16(dA, dAb, kCP, cm0, cn0);
@@ -484,7 +490,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   if constexpr (kEarlyDH) load_dH();
   if constexpr (kEarlyE) load_E();
   if constexpr (!VTr::vec_gate) {
-    for_each_row_octet<kChunk, K>([&](int i, int d0) {  // (β ⊙ K) for D^c
+    for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
       load8(x, ks + i * KP + d0);
 #pragma unroll
@@ -523,16 +529,16 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
       dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     if constexpr (kGram) {  // B5: Σ_j (M ⊙ A⁰)_ij − Σ_j (M ⊙ A⁰)_ji with A⁰ = β_i k_i·k_j
-      float s[1][4][4];
+      float s[1][NTC][4];
       frag_zero(s);
-      warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(s, ks, KP, ks, KP, cm0, cn0, 0, K);
-      float rows[1][4][4];
-      tile_for<4>(cm0, cn0, [&](int j, int e, int r, int cc) {
+      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(s, ks, KP, ks, KP, cm0, cn0, 0, K);
+      float rows[1][NTC][4];
+      tile_for<NTC>(cm0, cn0, [&](int j, int e, int r, int cc) {
         rows[0][j][e] = r > cc ? dAf[r * LDF + cc] * betas[r] * s[0][j][e] : 0.f;
       });
-      row_reduce_add<4>(rows, cm0, rowg);
+      row_reduce_add<NTC>(rows, cm0, rowg);
       frag_for_each(rows, cm0, cn0, [&](int, int, float& x) { x = -x; });
-      col_reduce_add<4>(rows, cn0, rowg);
+      col_reduce_add<NTC>(rows, cn0, rowg);
     }
   } else {
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
@@ -568,7 +574,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
     //   in S2), packed at row packed_rc_offset(J) + (i − 16 J); both built in one pass (one
     //   exponential).
     __syncthreads();  // KC's readers are done
-    for_each_row_octet<kPackedRows, K>([&](int pr, int d0) {
+    for_each_row_octet<kPackedRows, K, NT>([&](int pr, int d0) {
       const int J = packed_rc_block(pr), i = pr - packed_rc_offset(J) + kBlock * J;
       build_scaled_rows8<VAR, K, false, true>(i, J, d0, Gs, qs, ks, betas, bsm, packed2 + pr * KP + d0, nullptr,
                                               packed + pr * KP + d0);
@@ -628,7 +634,7 @@ __global__ void __launch_bounds__(kThreads, 1) grad_chunk_kernel(const DeltaPara
   // once: adding the prefix to values already in global memory put a load after each store on
   // the chain, 64 round trips per thread.
   if constexpr (VTr::vec_gate) {
-    for (int d = threadIdx.x; d < K; d += kThreads) {
+    for (int d = threadIdx.x; d < K; d += NT) {
       float s = colacc[d];  // the state-decay term belongs to the last valid row
       for (int i = len - 1; i >= 0; --i) {
         s += Gd[i * GL + d];

@@ -140,14 +140,15 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Copies a tile of ROWS rows of ROW_BYTES bytes (a multiple of 16) through cp.async; rows >= valid
-// are zero-filled. The caller commits and waits (tiles_landed, or a pipeline's wait_group).
-template <int ROWS, int ROW_BYTES>
+// Copies a tile of ROWS rows of ROW_BYTES bytes (a multiple of 16) through cp.async by a block of
+// NT threads; rows >= valid are zero-filled. The caller commits and waits (tiles_landed, or a
+// pipeline's wait_group).
+template <int ROWS, int ROW_BYTES, int NT = kThreads>
 __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
   constexpr int kVec = ROW_BYTES / 16;
-  if constexpr (kThreads % kVec == 0 && ROWS * kVec % kThreads == 0) {
-    // A thread keeps its column and steps kThreads / kVec rows: addresses advance by constants.
-    constexpr int kStep = kThreads / kVec;
+  if constexpr (NT % kVec == 0 && ROWS * kVec % NT == 0) {
+    // A thread keeps its column and steps NT / kVec rows: addresses advance by constants.
+    constexpr int kStep = NT / kVec;
     const int r0 = threadIdx.x / kVec, c = (threadIdx.x % kVec) * 16;
     const char* g = static_cast<const char*>(src) + r0 * row_stride_bytes + c;
     char* d = static_cast<char*>(dst) + r0 * ldd_bytes + c;
@@ -157,7 +158,7 @@ __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void*
       cp_async16(d + k * kStep * ldd_bytes, r < valid ? g + k * kStep * row_stride_bytes : src, r < valid);
     }
   } else {
-    for (int idx = threadIdx.x; idx < ROWS * kVec; idx += kThreads) {
+    for (int idx = threadIdx.x; idx < ROWS * kVec; idx += NT) {
       const int r = idx / kVec, c = (idx % kVec) * 16;
       const char* g = static_cast<const char*>(src) + (r < valid ? r * row_stride_bytes : 0) + c;
       cp_async16(static_cast<char*>(dst) + r * ldd_bytes + c, g, r < valid);
@@ -167,9 +168,9 @@ __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void*
 
 // dst[r][c] (leading dim ldd) = src[r * row_stride + c] for r < valid, 0 for valid <= r < ROWS: all
 // tiles issued before one tiles_landed() travel together (one memory latency, not one per row).
-template <int ROWS, int COLS>
+template <int ROWS, int COLS, int NT = kThreads>
 __device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid) {
-  async_tile<ROWS, COLS * 2>(dst, ldd * 2, src, row_stride * 2, valid);
+  async_tile<ROWS, COLS * 2, NT>(dst, ldd * 2, src, row_stride * 2, valid);
 }
 
 // Completes this thread's outstanding tile copies, then synchronises the block.
@@ -316,16 +317,17 @@ __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
 }
 
 // Calls f(row, d0) once for each row < ROWS and each group of 8 channels d0 of K, spread over
-// the block. Elementwise operand builds go through this: 8 channels per call are 8 independent
-// loads, exponentials and one 16-byte store in flight per thread, where one channel per step left
-// each build latency-bound at 8 warps per SM (KDA grad_chunk's contractions: 45% of its cycles).
-template <int ROWS, int K, class F>
+// the block of NT threads. Elementwise operand builds go through this: 8 channels per call are 8
+// independent loads, exponentials and one 16-byte store in flight per thread, where one channel per
+// step left each build latency-bound at 8 warps per SM (KDA grad_chunk's contractions: 45% of its
+// cycles).
+template <int ROWS, int K, int NT = kThreads, class F>
 __device__ __forceinline__ void for_each_row_octet(F&& f) {
   constexpr int kGroups = K / 8, kTotal = ROWS * kGroups;
-  static_assert(K % 8 == 0 && kTotal % kThreads == 0, "row octets must tile the block evenly");
+  static_assert(K % 8 == 0 && kTotal % NT == 0, "row octets must tile the block evenly");
 #pragma unroll 1
-  for (int it = 0; it < kTotal / kThreads; ++it) {
-    const int idx = it * kThreads + threadIdx.x;
+  for (int it = 0; it < kTotal / NT; ++it) {
+    const int idx = it * NT + threadIdx.x;
     f(idx / kGroups, (idx % kGroups) * 8);
   }
 }
@@ -343,10 +345,10 @@ __device__ __forceinline__ void load_row_coef8(float (&co)[8], const float* beta
 }
 
 // Y_U = Ω ⊙ V in place over a v tile [C][V + 8] (Ω: GDN2's w tile ws, else β per row).
-template <int VAR, int V>
+template <int VAR, int V, int NT = kThreads>
 __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, const float* betas) {
   constexpr int VP = V + 8;
-  for_each_row_octet<kChunk, V>([&](int i, int e0) {
+  for_each_row_octet<kChunk, V, NT>([&](int i, int e0) {
     float om[8], x[8];
     load_row_coef8<VAR, VP>(om, betas, ws, i, e0);
     load8(x, YU + i * VP + e0);

@@ -47,12 +47,12 @@ inline int kernel_timing() {
 // Raises the kernel's dynamic shared-memory limit to what it needs (once per instantiation); with
 // REWY_KERNEL_TIMING, notes its CTAs per SM under its timing name.
 template <class Kernel>
-void set_smem(Kernel kernel, size_t bytes, const std::string& name) {
+void set_smem(Kernel kernel, size_t bytes, const std::string& name, int threads = kThreads) {
   REWY_CHECK(bytes <= 227 * 1024, "kernel {} needs {} bytes of shared memory (Hopper allows 227 KiB)", name, bytes);
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   if (kernel_timing()) {
     int ctas = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, kThreads, bytes));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, threads, bytes));
     auto& kt = kernel_times();
     std::lock_guard<std::mutex> g(kt.mu);
     kt.ctas_per_sm[name] = ctas;
@@ -185,16 +185,27 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   });
 }
 
-template <int VAR, int K, int V, bool REWY>
-void launch_grad(const DeltaParams& p, cudaStream_t s) {
+template <int VAR, int K, int V, bool REWY, int NT>
+void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
   using L = GradLayout<VAR, K, V>;
-  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V);
-  static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY>, L::total, name), true);
+  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
+  static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY, NT>, L::total, name, NT), true);
   (void)once;
   phase_timed_launch(name, s, p,
                      kGradPhases, [&](const DeltaParams& q) {
-                       grad_chunk_kernel<VAR, K, V, REWY><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
+                       grad_chunk_kernel<VAR, K, V, REWY, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
                      });
+}
+
+// grad_chunk's warps: 16 or 8 for scalar or no gates (LaunchInfo::grad_warps; both are built, to be
+// measured against each other in one build), 8 for channel gates (their accumulators and
+// builders do not fit 128 registers a thread).
+template <int VAR, int K, int V, bool REWY>
+void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {
+  if constexpr (!VT<VAR>::vec_gate) {
+    if (warps == 16) return launch_grad_threads<VAR, K, V, REWY, 512>(p, s);
+  }
+  launch_grad_threads<VAR, K, V, REWY, kThreads>(p, s);
 }
 
 // Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).
@@ -242,8 +253,8 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li, bool rewy)
     // (State slices of 128 are for the forward passes: state_bwd's two stages with Q̂'s second term
     // do not fit 227 KB at that width.)
     launch_state_bwd<VAR, K, V, std::min(BV, 64)>(p, li.stream);
-    if (rewy) launch_grad<VAR, K, V, true>(p, li.stream);
-    else launch_grad<VAR, K, V, false>(p, li.stream);
+    if (rewy) launch_grad<VAR, K, V, true>(p, li.stream, li.grad_warps);
+    else launch_grad<VAR, K, V, false>(p, li.stream, li.grad_warps);
   });
 }
 

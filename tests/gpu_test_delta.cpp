@@ -81,7 +81,7 @@ void check_variant(Variant variant) {
         cfg.policy = pol;
         // Every V-slice width of the sequential kernels, rotating over cases and configurations
         // (the automatic choice is 32 for every problem this small), and grad_chunk at 16 and 8
-        // warps (DeltaNet, GDN), alternating per case so that each meets both backwards.
+        // warps, alternating per case so that each meets both backwards.
         const int k = combo++;
         cfg.state_slice = std::array{32, 64, 16, 128}[(i + k) % 4];
         cfg.grad_warps = std::array{16, 8}[(i + k / 2) % 2];

@@ -64,9 +64,8 @@ struct Config {
   // fewer than 132 CTAs of 64 would run, else 64); 16, 32, 64, or 128 (the forward passes only:
   // the backward state pass takes at most 64).
   int state_slice = 0;
-  // CUDA: warps of the chunk-parallel gradient kernel for DeltaNet and GDN: 0 picks (8 until 16
-  // has been timed on the H200), 8 or 16 (KDA and GDN2 run 8 whatever this says: their
-  // accumulators need more than 128 registers a thread).
+  // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (8 until 16 has been timed on the
+  // H200), 8 or 16 (16 caps a thread at 128 registers: GDN2's kernel then spills 56-68 bytes).
   int grad_warps = 0;
 };
 

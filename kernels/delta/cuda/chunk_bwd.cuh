@@ -182,11 +182,10 @@ template <int VAR, int K, int V, bool REWY, int NT>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
-  // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps (scalar or no gates)
-  // halve every warp's tiles and the accumulators that live across phases, and give each
-  // scheduler four warps where 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
+  // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
+  // tiles and the accumulators that live across phases, and give each scheduler four warps where
+  // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  static_assert(NT == kThreads || !VTr::vec_gate, "channel gates: 8 warps (their builders and gate scan assume kThreads)");
   constexpr int kColGroups = NT / 128;
   constexpr int KP = L::KP, VP = L::VP, NTK = K / 8 / kColGroups, NTV = V / 8 / kColGroups, NTC = kChunk / 8 / kColGroups;
   constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
@@ -266,7 +265,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     rowkb[threadIdx.x] = 0.f;
   }
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
-  gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
+  gate_cumsum<VAR, K, NT>(Gs, p, tok0, len, h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
   if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);  // lands by phase 2
@@ -544,7 +543,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
     // KC and its second bf16 term in one pass (the second in S2-S3: R_W and R_U are dead).
     bf16_t* packed2 = reinterpret_cast<bf16_t*>(S2);
-    build_packed_col_operand<K, true>(packed, packed2, ks, Gs);
+    build_packed_col_operand<K, true, NT>(packed, packed2, ks, Gs);
     __syncthreads();
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];

@@ -204,14 +204,15 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
 
 // In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
 // g were 0 there). Vector gates: Gs[i * kGateLd<K> + d]; scalar: Gs[i]. Flags positive log-decays.
-// Called by the whole block; completes the caller's outstanding tile copies (vector gates).
-template <int VAR, int K>
+// Called by the whole block of NT threads; completes the caller's outstanding tile copies (vector
+// gates).
+template <int VAR, int K, int NT = kThreads>
 __device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
     // The [C][K] tile lands through cp.async (with any tiles issued before), then a per-channel scan
     // in shared memory: two threads per channel scan 32 rows each, the second half adds the first
     // half's total.
-    async_tile<kChunk, K * 4>(Gs, kGateLd<K> * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
+    async_tile<kChunk, K * 4, NT>(Gs, kGateLd<K> * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
     tiles_landed();
     constexpr int kHalf = kChunk / 2;
     const int d = threadIdx.x % K, part = threadIdx.x / K;  // K = 128: parts 0, 1; K = 64: 0..3 (2 used)
@@ -324,11 +325,16 @@ __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
 template <int ROWS, int K, int NT = kThreads, class F>
 __device__ __forceinline__ void for_each_row_octet(F&& f) {
   constexpr int kGroups = K / 8, kTotal = ROWS * kGroups;
-  static_assert(K % 8 == 0 && kTotal % NT == 0, "row octets must tile the block evenly");
+  static_assert(K % 8 == 0, "row octets");
+  if constexpr (kTotal % NT == 0) {
 #pragma unroll 1
-  for (int it = 0; it < kTotal / NT; ++it) {
-    const int idx = it * NT + threadIdx.x;
-    f(idx / kGroups, (idx % kGroups) * 8);
+    for (int it = 0; it < kTotal / NT; ++it) {
+      const int idx = it * NT + threadIdx.x;
+      f(idx / kGroups, (idx % kGroups) * 8);
+    }
+  } else {  // (16 warps over the 160 packed rows of K = 64)
+#pragma unroll 1
+    for (int idx = threadIdx.x; idx < kTotal; idx += NT) f(idx / kGroups, (idx % kGroups) * 8);
   }
 }
 
@@ -401,10 +407,10 @@ __device__ __forceinline__ int packed_rc_block(int pr) { return pr < 64 ? 0 : pr
 //   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
 // LO: also its second bf16 term into KC_lo (a template flag: runtime null checks in these builders
 // have cost grad_chunk registers).
-template <int K, bool LO>
+template <int K, bool LO, int NT = kThreads>
 __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_lo, const bf16_t* ks, const float* Gs) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
-  for_each_row_octet<kPackedRows, K>([&](int pr, int d0) {
+  for_each_row_octet<kPackedRows, K, NT>([&](int pr, int d0) {
     const int I = packed_col_block(pr), j = pr - packed_row_offset(I);
     float x[8], gj[8], gr[8];
     load8(x, ks + j * KP + d0);

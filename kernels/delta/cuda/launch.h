@@ -11,7 +11,7 @@ struct LaunchInfo {
   cudaStream_t stream = nullptr;
   int K = 0, V = 0;
   int bv = 64;  // V-slice of the sequential state kernels (16, 32, 64 or 128)
-  int grad_warps = 8;  // grad_chunk's warps for scalar or no gates (8 or 16)
+  int grad_warps = 8;  // grad_chunk's warps (8 or 16)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
 };
 

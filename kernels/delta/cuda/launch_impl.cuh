@@ -197,14 +197,11 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
                      });
 }
 
-// grad_chunk's warps: 16 or 8 for scalar or no gates (LaunchInfo::grad_warps; both are built, to be
-// measured against each other in one build), 8 for channel gates (their accumulators and
-// builders do not fit 128 registers a thread).
+// grad_chunk's warps, 16 or 8 (LaunchInfo::grad_warps): both are built, to be measured against each
+// other in one build.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {
-  if constexpr (!VT<VAR>::vec_gate) {
-    if (warps == 16) return launch_grad_threads<VAR, K, V, REWY, 512>(p, s);
-  }
+  if (warps == 16) return launch_grad_threads<VAR, K, V, REWY, 512>(p, s);
   launch_grad_threads<VAR, K, V, REWY, kThreads>(p, s);
 }
 

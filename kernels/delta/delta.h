@@ -67,6 +67,9 @@ struct Config {
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (8 until 16 has been timed on the
   // H200), 8 or 16 (16 caps a thread at 128 registers: GDN2's kernel then spills 56-68 bytes).
   int grad_warps = 0;
+  // CUDA: warps of the chunk-parallel WY kernel (wy_prep, forward and replay): 0 picks (8 until
+  // 16 has been timed), 8 or 16.
+  int prep_warps = 0;
 };
 
 struct Inputs {

@@ -82,11 +82,12 @@ __device__ __forceinline__ void micro_tile_2x4_add(float (&acc)[2][4], const flo
 // between the 15 steps), then block row I = 1..3: M_J = Σ_{J<=K<I} A_IK T_KJ and T_IJ = −T_II M_J,
 // one warp a 16×16 block (warp J < I), a lane a 2×4 micro-tile: 6 shared loads per 8 FMAs, a
 // row's blocks in parallel. 7 barriers in all.
+template <int NT = kThreads>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, float* Mt) {
   constexpr int LD = kChunk + 1, B = kBlock;
-  static_assert(B == 16 && kChunk / B <= kThreads / 32 && kChunk <= kThreads, "a warp per 16×16 block");
+  static_assert(B == 16 && kChunk / B <= NT / 32 && kChunk <= NT, "a warp per 16×16 block");
   // Blocks above the diagonal are zero (the diagonal blocks and those below are written next).
-  for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += kThreads) {
+  for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += NT) {
     const int r = idx / kChunk, c = idx % kChunk;
     if (r / B < c / B) Ts[r * LD + c] = 0.f;
   }
@@ -134,15 +135,16 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
   }
 }
 
-// out[r < len] = 𝒯 Y for an N-wide right-hand side Y [C][ldy] (warps: 4 row blocks × 2 column halves).
-template <int N>
+// out[r < len] = 𝒯 Y for an N-wide right-hand side Y [C][ldy] (warps: 4 row blocks × NT / 128
+// column groups).
+template <int N, int NT = kThreads>
 __device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t* Y, int ldy, bf16_t* out, int64_t stride,
                                                  int len) {
-  constexpr int NT = N / 16;
-  const int warp = threadIdx.x >> 5, m0 = 16 * (warp & 3), n0 = (N / 2) * (warp >> 2);
-  float acc[1][NT][4];
+  constexpr int G = NT / 128, NTN = N / 8 / G;
+  const int warp = threadIdx.x >> 5, m0 = 16 * (warp & 3), n0 = (N / G) * (warp >> 2);
+  float acc[1][NTN][4];
   frag_zero(acc);
-  warp_mma<1, NT, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, Y, ldy, m0, n0, 0, kChunk);
+  warp_mma<1, NTN, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, Y, ldy, m0, n0, 0, kChunk);
   frag_store_global(acc, out, stride, m0, n0, len);
 }
 
@@ -150,8 +152,10 @@ __device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t*
 // is read back).
 inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inverse", "operands", "W,U"};
 
-template <int VAR, int K, int V, int MODE>
-__global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) {
+// NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
+template <int VAR, int K, int V, int MODE, int NT>
+__global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
+  static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = PrepLayout<VAR, K, V, MODE>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
@@ -176,14 +180,14 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
   const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk;
 
-  load_tile<kChunk, K>(ks, KP, p.k + baseK, strideK, len);
-  load_tile<kChunk, K>(qs, KP, p.q + baseK, strideK, len);
-  load_tile<kChunk, V>(YU, VP, p.v + baseV, strideV, len);
+  load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
+  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+  load_tile<kChunk, V, NT>(YU, VP, p.v + baseV, strideV, len);
   if constexpr (VAR == kGDN2) {
-    load_tile<kChunk, K>(bs, KP, p.b + baseK, strideK, len);
-    load_tile<kChunk, V>(ws, VP, p.w + baseV, strideV, len);
+    load_tile<kChunk, K, NT>(bs, KP, p.b + baseK, strideK, len);
+    load_tile<kChunk, V, NT>(ws, VP, p.w + baseV, strideV, len);
   }
-  if constexpr (MODE == kPrepRecompute) load_tile<kChunk, kChunk>(Tb, kCP, p.Tinv + baseC, strideC, len);
+  if constexpr (MODE == kPrepRecompute) load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + baseC, strideC, len);
   if (threadIdx.x < kChunk) {
     float bt = 0.f;
     if constexpr (VT<VAR>::has_beta)
@@ -191,47 +195,47 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     betas[threadIdx.x] = bt;
   }
   phase_start(p.phase_cycles);
-  gate_cumsum<VAR, K>(Gs, p, tok0, len, h);
+  gate_cumsum<VAR, K, NT>(Gs, p, tok0, len, h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
   if constexpr (VT<VAR>::vec_gate)
-    if (MODE == kPrepForward) check_gate_span<K>(Gs, p);
+    if (MODE == kPrepForward) check_gate_span<K, NT>(Gs, p);
 
   // P = tril(Q̂ K̃ᵀ) and (forward) A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
-  float accP[1][4][4], accA[1][4][4];
+  float accP[1][kCcTiles<NT>][4], accA[1][kCcTiles<NT>][4];
   if constexpr (VT<VAR>::vec_gate) {
     // One pass builds every operand of P and A: the packed KC; P's row operand in two bf16 terms
     // (with one, the rounding of the scaled q is the largest error in o: twin KDA o 4.1e-3 ->
     // 3.7e-3 at T = 64, FLA 3.4e-3); forward, A's row operand (b ⊙ k, same exponential as q's)
     // in As + Mt, which are written only after A is formed.
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
-    build_packed_col_operand<K, false>(packed, nullptr, ks, Gs);
-    for_each_row_octet<kChunk, K>([&](int i, int d0) {
+    build_packed_col_operand<K, false, NT>(packed, nullptr, ks, Gs);
+    for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
       build_scaled_rows8<VAR, K, true, MODE == kPrepForward>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0,
                                                              KR2 + i * KP + d0, KA + i * KP + d0);
     });
     __syncthreads();
-    gated_cc_product<VAR, K>(accP, KR, packed);
-    gated_cc_product<VAR, K, true>(accP, KR2, packed);
-    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K>(accA, KA, packed);
+    gated_cc_product<VAR, K, false, NT>(accP, KR, packed);
+    gated_cc_product<VAR, K, true, NT>(accP, KR2, packed);
+    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K, false, NT>(accA, KA, packed);
   } else {
-    gated_cc_product<VAR, K>(accP, qs, ks);
-    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K>(accA, ks, ks);
+    gated_cc_product<VAR, K, false, NT>(accP, qs, ks);
+    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K, false, NT>(accA, ks, ks);
   }
-  frag_for_each(accP, cc_m0(), cc_n0(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
-  frag_store_global(accP, p.P + baseC, strideC, cc_m0(), cc_n0(), len);
+  frag_for_each(accP, cc_m0(), cc_n0<NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
+  frag_store_global(accP, p.P + baseC, strideC, cc_m0(), cc_n0<NT>(), len);
 
   if constexpr (MODE == kPrepForward) {
     if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) is read
-    frag_for_each(accA, cc_m0(), cc_n0(), [&](int r, int cc, float& x) {
+    frag_for_each(accA, cc_m0(), cc_n0<NT>(), [&](int r, int cc, float& x) {
       if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
       else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
     });
     __syncthreads();  // As complete; the packed operand (aliased by Ts) is dead
     phase_mark(p.phase_cycles, 1);
-    solve_unit_lower(Ts, As, Mt);
+    solve_unit_lower<NT>(Ts, As, Mt);
     phase_mark(p.phase_cycles, 2);
-    for_each_row_octet<kChunk, kChunk>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+    for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
       float t[8];
 #pragma unroll
       for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
@@ -244,7 +248,7 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
 
   // Operands of the sequential kernels: Q̂ = Q ⊙ Γ, K̄ = K ⊙ e^{γ − G}, e^γ (rows >= len are flat);
   // Y_W = B ⊙ K ⊙ Γ into KR (Γ shared), Y_U = Ω ⊙ V in place over v.
-  for_each_row_octet<kChunk, K>([&](int i, int d0) {
+  for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
     float q[8], k[8], G[8], gam[8], co[8];
     load8(q, qs + i * KP + d0);
     load8(k, ks + i * KP + d0);
@@ -267,14 +271,14 @@ __global__ void __launch_bounds__(kThreads) wy_prep_kernel(const DeltaParams p) 
     }
     store8(KR + i * KP + d0, yw);
   });
-  for (int d = threadIdx.x; d < K; d += kThreads)
+  for (int d = threadIdx.x; d < K; d += NT)
     p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
-  omega_scale_rows<VAR, V>(YU, ws, betas);
+  omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
 
-  tinv_apply_store<K>(Tb, KR, KP, p.W + baseK, strideK, len);  // W = 𝒯 Y_W
-  tinv_apply_store<V>(Tb, YU, VP, p.U + baseV, strideV, len);  // U = 𝒯 Y_U
+  tinv_apply_store<K, NT>(Tb, KR, KP, p.W + baseK, strideK, len);  // W = 𝒯 Y_W
+  tinv_apply_store<V, NT>(Tb, YU, VP, p.U + baseV, strideV, len);  // U = 𝒯 Y_U
   phase_mark(p.phase_cycles, 4);  // thread 0's view
 }
 

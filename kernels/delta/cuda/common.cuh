@@ -259,9 +259,9 @@ __device__ __forceinline__ int block_ref_row(int I) { return kBlock * I + kBlock
 __device__ __forceinline__ int packed_row_offset(int I) { return 8 * I * (I + 1); }  // Σ_{J<I} 16 (J + 1)
 
 // Flags chunks whose 16-row block spans would push a scaled operand past e^{80} (§6 range rule).
-template <int K>
+template <int K, int NT = kThreads>
 __device__ __forceinline__ void check_gate_span(const float* Gs, const DeltaParams& p) {
-  for (int d = threadIdx.x; d < K; d += kThreads) {
+  for (int d = threadIdx.x; d < K; d += NT) {
     bool bad = false;
 #pragma unroll
     for (int I = 0; I < kChunk / kBlock; ++I) {
@@ -423,25 +423,30 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_
   });
 }
 
-// Warp tile of a C×C output: warp w owns rows [16 (w & 3), +16) and columns [32 (w >> 2), +32).
+// Warp tile of a C×C output in a block of NT threads: warp w owns rows [16 (w & 3), +16) and
+// columns [(C / G)(w >> 2), +C / G) of G = NT / 128 column groups (8 warps: 32 columns).
+template <int NT = kThreads>
+inline constexpr int kCcTiles = kChunk / 8 / (NT / 128);  // n8 tiles of a warp's C×C tile
 __device__ __forceinline__ int cc_m0() { return 16 * ((threadIdx.x >> 5) & 3); }
-__device__ __forceinline__ int cc_n0() { return 32 * (threadIdx.x >> 7); }
+template <int NT = kThreads>
+__device__ __forceinline__ int cc_n0() { return 8 * kCcTiles<NT> * (threadIdx.x >> 7); }
 
 // The gated C×C product X[i][j] = Σ_d R_id S_jd e^{G_id − G_jd} over this warp's tile, unmasked:
 // scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
 // row operand (already scaled by e^{G_id − G_ref(block(i)) d}) against the packed KC of the warp's row block.
 // ACCUMULATE: add to acc (a second operand term) instead of starting from zero.
-template <int VAR, int K, bool ACCUMULATE = false>
-__device__ __forceinline__ void gated_cc_product(float (&acc)[1][4][4], const bf16_t* rows, const bf16_t* cols_or_packed) {
-  constexpr int KP = K + 8;
+template <int VAR, int K, bool ACCUMULATE = false, int NT = kThreads>
+__device__ __forceinline__ void gated_cc_product(float (&acc)[1][kCcTiles<NT>][4], const bf16_t* rows,
+                                                 const bf16_t* cols_or_packed) {
+  constexpr int KP = K + 8, NC = kCcTiles<NT>;
   if constexpr (!ACCUMULATE) frag_zero(acc);
-  const int m0 = cc_m0(), n0 = cc_n0();
+  const int m0 = cc_m0(), n0 = cc_n0<NT>();
   if constexpr (VT<VAR>::vec_gate) {
     const int I = m0 / kBlock;
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,
-                                                 0, K, kBlock * (I + 1));
+    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,
+                                                  0, K, kBlock * (I + 1));
   } else {
-    warp_mma<1, 4, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed, KP, m0, n0, 0, K);
+    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed, KP, m0, n0, 0, K);
   }
 }
 

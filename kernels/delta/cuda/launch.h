@@ -12,6 +12,7 @@ struct LaunchInfo {
   int K = 0, V = 0;
   int bv = 64;  // V-slice of the sequential state kernels (16, 32, 64 or 128)
   int grad_warps = 8;  // grad_chunk's warps (8 or 16)
+  int prep_warps = 8;  // wy_prep's warps (8 or 16)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
 };
 

@@ -148,16 +148,23 @@ inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1
   return s + ">";
 }
 
-template <int VAR, int K, int V, int MODE>
-void launch_prep(const DeltaParams& p, cudaStream_t s) {
+template <int VAR, int K, int V, int MODE, int NT>
+void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
   using L = PrepLayout<VAR, K, V, MODE>;
-  static const std::string name = kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V);
-  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE>, L::total, name), true);
+  static const std::string name = kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V, NT / 32);
+  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE, NT>, L::total, name, NT), true);
   (void)once;
   phase_timed_launch(name, s, p,
                      kPrepPhases, [&](const DeltaParams& q) {
-                       wy_prep_kernel<VAR, K, V, MODE><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
+                       wy_prep_kernel<VAR, K, V, MODE, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
                      });
+}
+
+// wy_prep's warps, 16 or 8 (LaunchInfo::prep_warps), both built to be measured in one build.
+template <int VAR, int K, int V, int MODE>
+void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {
+  if (warps == 16) return launch_prep_threads<VAR, K, V, MODE, 512>(p, s);
+  launch_prep_threads<VAR, K, V, MODE, kThreads>(p, s);
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -228,7 +235,7 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V, kPrepForward>(p, li.stream);
+    launch_prep<VAR, K, V, kPrepForward>(p, li.stream, li.prep_warps);
     if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream);
     else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream);
   });
@@ -238,7 +245,7 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V, kPrepRecompute>(p, li.stream);
+    launch_prep<VAR, K, V, kPrepRecompute>(p, li.stream, li.prep_warps);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
   });
 }

@@ -20,6 +20,7 @@
 #     (bench/fla_session.py): autotuning now only benchmarks the compiled configurations.
 #  4. The table (bench/side_by_side.py) and the accuracy summaries.
 # Environment: BUILD (default build-gpu, built if missing), OUT (results; default out), SAMPLES;
+# BENCH_ARGS (more bench_delta options for our side, e.g. "--grad-warps 16 --prep-warps 16");
 # SHAPES=none skips the timing; FLA_OPS (FLA's side, default OPS); ACC_OPS (default FLA_OPS);
 # ACCURACY=0 skips both accuracy runs; ANCHOR=0 skips FLA's timing; WARM=0 skips the compilation
 # phase (only where phase 1 already compiled the timed shapes: on a fresh machine FLA then
@@ -121,7 +122,7 @@ fi
 # Phase 2: ours.
 if [ "$shapes" != none ]; then
   "$build/bench/bench_delta" --ops "$ops" --shapes "$shapes" --policies "$policies" --gates "$gates" \
-    --samples "$samples" --csv "$out/ours.csv" 2>&1 | tee "$build/bench_delta.log"
+    --samples "$samples" --csv "$out/ours.csv" ${BENCH_ARGS:-} 2>&1 | tee "$build/bench_delta.log"
 fi
 acc_args=()
 if [ "${ACCURACY:-1}" = 1 ]; then  # ours against f64 and against the bf16 CPU twin (the 2x bar)

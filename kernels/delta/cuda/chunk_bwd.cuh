@@ -186,8 +186,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr int kColGroups = NT / 128;
-  constexpr int KP = L::KP, VP = L::VP, NTK = K / 8 / kColGroups, NTV = V / 8 / kColGroups, NTC = kChunk / 8 / kColGroups;
+  constexpr int KP = L::KP, VP = L::VP, NTK = kWarpTiles<K, NT>, NTV = kWarpTiles<V, NT>, NTC = kWarpTiles<kChunk, NT>;
   constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
@@ -240,9 +239,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
-  const int m0 = 16 * (warp & 3), nK = (K / kColGroups) * (warp >> 2), nV = (V / kColGroups) * (warp >> 2);
+  const int m0 = warp_m0(), nK = warp_n0<K, NT>(), nV = warp_n0<V, NT>();
   phase_start(p.phase_cycles);  // phases as kGradPhases names them
-  const int cm0 = 16 * (warp & 3), cn0 = (kChunk / kColGroups) * (warp >> 2);  // C×C tiles
+  const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
   auto load_E = [&] { load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len); };

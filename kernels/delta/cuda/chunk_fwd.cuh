@@ -140,8 +140,8 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
 template <int N, int NT = kThreads>
 __device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t* Y, int ldy, bf16_t* out, int64_t stride,
                                                  int len) {
-  constexpr int G = NT / 128, NTN = N / 8 / G;
-  const int warp = threadIdx.x >> 5, m0 = 16 * (warp & 3), n0 = (N / G) * (warp >> 2);
+  constexpr int NTN = kWarpTiles<N, NT>;
+  const int m0 = warp_m0(), n0 = warp_n0<N, NT>();
   float acc[1][NTN][4];
   frag_zero(acc);
   warp_mma<1, NTN, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, Y, ldy, m0, n0, 0, kChunk);
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     if (MODE == kPrepForward) check_gate_span<K, NT>(Gs, p);
 
   // P = tril(Q̂ K̃ᵀ) and (forward) A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
-  float accP[1][kCcTiles<NT>][4], accA[1][kCcTiles<NT>][4];
+  float accP[1][kWarpTiles<kChunk, NT>][4], accA[1][kWarpTiles<kChunk, NT>][4];
   if constexpr (VT<VAR>::vec_gate) {
     // One pass builds every operand of P and A: the packed KC; P's row operand in two bf16 terms
     // (with one, the rounding of the scaled q is the largest error in o: twin KDA o 4.1e-3 ->
@@ -222,12 +222,12 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     gated_cc_product<VAR, K, false, NT>(accP, qs, ks);
     if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K, false, NT>(accA, ks, ks);
   }
-  frag_for_each(accP, cc_m0(), cc_n0<NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
-  frag_store_global(accP, p.P + baseC, strideC, cc_m0(), cc_n0<NT>(), len);
+  frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
+  frag_store_global(accP, p.P + baseC, strideC, warp_m0(), warp_n0<kChunk, NT>(), len);
 
   if constexpr (MODE == kPrepForward) {
     if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) is read
-    frag_for_each(accA, cc_m0(), cc_n0<NT>(), [&](int r, int cc, float& x) {
+    frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
       if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
       else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
     });
@@ -384,7 +384,7 @@ struct SeqBlock {
   int n, h, v0, sm0, sn0, em0, en0;
   __device__ SeqBlock()
       : n(blockIdx.x / (V / BV)), h(blockIdx.y), v0((blockIdx.x % (V / BV)) * BV), sm0(StateTile<K, BV>::m0()),
-        sn0(StateTile<K, BV>::n0()), em0(16 * ((threadIdx.x >> 5) & 3)), en0((BV / 2) * (threadIdx.x >> 7)) {}
+        sn0(StateTile<K, BV>::n0()), em0(warp_m0()), en0(warp_n0<BV>()) {}
   // This block's slice of a [N][H][K][V] state tensor.
   template <class T>
   __device__ T* state(T* base, int H) const { return base + (int64_t(n) * H + h) * K * V + v0; }

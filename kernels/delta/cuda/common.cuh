@@ -423,24 +423,25 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_
   });
 }
 
-// Warp tile of a C×C output in a block of NT threads: warp w owns rows [16 (w & 3), +16) and
-// columns [(C / G)(w >> 2), +C / G) of G = NT / 128 column groups (8 warps: 32 columns).
-template <int NT = kThreads>
-inline constexpr int kCcTiles = kChunk / 8 / (NT / 128);  // n8 tiles of a warp's C×C tile
-__device__ __forceinline__ int cc_m0() { return 16 * ((threadIdx.x >> 5) & 3); }
-template <int NT = kThreads>
-__device__ __forceinline__ int cc_n0() { return 8 * kCcTiles<NT> * (threadIdx.x >> 7); }
+// Warp tiles of the chunk-parallel kernels: a block of NT threads is 4 row blocks of 16 × NT / 128
+// column groups. Of a C-row, N-wide output, warp w owns rows [warp_m0(), +16) and columns
+// [warp_n0<N, NT>(), +N / (NT / 128)): kWarpTiles<N, NT> n8 tiles (8 warps, N = C: 32 columns).
+template <int N, int NT = kThreads>
+inline constexpr int kWarpTiles = N / 8 / (NT / 128);
+__device__ __forceinline__ int warp_m0() { return 16 * ((threadIdx.x >> 5) & 3); }
+template <int N, int NT = kThreads>
+__device__ __forceinline__ int warp_n0() { return 8 * kWarpTiles<N, NT> * (threadIdx.x >> 7); }
 
 // The gated C×C product X[i][j] = Σ_d R_id S_jd e^{G_id − G_jd} over this warp's tile, unmasked:
 // scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
 // row operand (already scaled by e^{G_id − G_ref(block(i)) d}) against the packed KC of the warp's row block.
 // ACCUMULATE: add to acc (a second operand term) instead of starting from zero.
 template <int VAR, int K, bool ACCUMULATE = false, int NT = kThreads>
-__device__ __forceinline__ void gated_cc_product(float (&acc)[1][kCcTiles<NT>][4], const bf16_t* rows,
+__device__ __forceinline__ void gated_cc_product(float (&acc)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* rows,
                                                  const bf16_t* cols_or_packed) {
-  constexpr int KP = K + 8, NC = kCcTiles<NT>;
+  constexpr int KP = K + 8, NC = kWarpTiles<kChunk, NT>;
   if constexpr (!ACCUMULATE) frag_zero(acc);
-  const int m0 = cc_m0(), n0 = cc_n0<NT>();
+  const int m0 = warp_m0(), n0 = warp_n0<kChunk, NT>();
   if constexpr (VT<VAR>::vec_gate) {
     const int I = m0 / kBlock;
     warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/chunk_bwd.cuh"
@@ -148,6 +149,14 @@ inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1
   return s + ">";
 }
 
+// Runtime warps (8 or 16) to a thread-count template argument (grad_chunk, wy_prep): both
+// instantiations are built, to be measured against each other in one build.
+template <class F>
+void dispatch_threads(int warps, F&& f) {
+  if (warps == 16) f(std::integral_constant<int, 512>{});
+  else f(std::integral_constant<int, kThreads>{});
+}
+
 template <int VAR, int K, int V, int MODE, int NT>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
   using L = PrepLayout<VAR, K, V, MODE>;
@@ -160,11 +169,9 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
                      });
 }
 
-// wy_prep's warps, 16 or 8 (LaunchInfo::prep_warps), both built to be measured in one build.
 template <int VAR, int K, int V, int MODE>
-void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {
-  if (warps == 16) return launch_prep_threads<VAR, K, V, MODE, 512>(p, s);
-  launch_prep_threads<VAR, K, V, MODE, kThreads>(p, s);
+void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::prep_warps
+  dispatch_threads(warps, [&](auto nt) { launch_prep_threads<VAR, K, V, MODE, decltype(nt)::value>(p, s); });
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -204,12 +211,9 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
                      });
 }
 
-// grad_chunk's warps, 16 or 8 (LaunchInfo::grad_warps): both are built, to be measured against each
-// other in one build.
 template <int VAR, int K, int V, bool REWY>
-void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {
-  if (warps == 16) return launch_grad_threads<VAR, K, V, REWY, 512>(p, s);
-  launch_grad_threads<VAR, K, V, REWY, kThreads>(p, s);
+void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
+  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 
 // Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).

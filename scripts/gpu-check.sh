@@ -51,7 +51,7 @@ fi
 t0=$SECONDS
 if sizes=$(python3 scripts/sass.py sizes "$build" 2>/dev/null); then
   echo "$sizes" >"$build/sass-size.txt"
-  row sass ok $((SECONDS - t0)) "$(echo "$sizes" | awk '$2 == "grad_chunk" && $5 > m { m = $5; w = $1 " " $3 }
+  row sass ok $((SECONDS - t0)) "$(echo "$sizes" | awk '$2 == "grad_chunk" && $NF + 0 > m { m = $NF + 0; w = $1 " " $3 " " $4 }
     END { printf "largest grad_chunk %s KB (%s); all: %s", m, w, f }' f="$build/sass-size.txt")"
 else
   row sass "-" 0 "cuobjdump not found"

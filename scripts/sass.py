@@ -43,14 +43,19 @@ def kernels(obj):
     return found
 
 
+K128_V128 = re.compile(r"ILi[0-9]ELi128ELi128E")  # <VAR, K = 128, V = 128, ...>
+
+
 def readable(name):
-    """grad_chunk rewy, wy_prep replay, state_fwd 64 out, ... from the template tail after <VAR, 128, 128."""
-    tail = re.sub(r"EEvNS1_11DeltaParamsE$", "", re.sub(r"^.*ILi[0-9]+ELi128ELi128E", "", name))
+    """grad_chunk rewy 8w, wy_prep replay 16w, state_fwd 64 out, ... from the template tail after
+    <VAR, 128, 128 (the chunk-parallel kernels' last argument is their thread count)."""
+    tail = re.sub(r"EEvNS1_11DeltaParamsE$", "", K128_V128.split(name, maxsplit=1)[-1])
     a = re.sub(r"L[ib]", "", tail).replace("E", " ").split()
+    warps = f" {int(a[1]) // 32}w" if len(a) > 1 else ""
     if "grad_chunk" in name:
-        return "grad_chunk " + ("rewy" if a[0] == "1" else "baseline")
+        return "grad_chunk " + ("rewy" if a[0] == "1" else "baseline") + warps
     if "wy_prep" in name:
-        return "wy_prep " + ("forward" if a[0] == "0" else "replay")
+        return "wy_prep " + ("forward" if a[0] == "0" else "replay") + warps
     if "state_fwd" in name:
         return f"state_fwd {a[0]} " + (("out_store" if a[2] == "1" else "out") if a[1] == "1" else "replay")
     if "state_bwd" in name:
@@ -65,7 +70,7 @@ def sizes(build):
     print(f"{'variant':10s} {'kernel':24s} {'instr':>8s} {'KB':>8s}")
     for obj in objs:
         v = os.path.basename(obj)[len("variant_"):-len(".cu.o")]
-        rows = [(readable(k), len(ins)) for k, ins in kernels(obj).items() if "Li128ELi128E" in k]
+        rows = [(readable(k), len(ins)) for k, ins in kernels(obj).items() if K128_V128.search(k)]
         for name, n in sorted(rows):
             print(f"{v:10s} {name:24s} {n:8d} {n * 16 / 1024:8.1f}")
 

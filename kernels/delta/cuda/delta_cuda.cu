@@ -89,8 +89,8 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s) {
   // leave SMs idle.
   const int64_t pairs = d.N * d.H;
   li.bv = cfg.state_slice ? cfg.state_slice : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
-  li.grad_warps = cfg.grad_warps ? cfg.grad_warps : 8;  // 16: built and tested, not yet timed
-  li.prep_warps = cfg.prep_warps ? cfg.prep_warps : 8;  // likewise
+  if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
+  if (cfg.prep_warps) li.prep_warps = cfg.prep_warps;
   return li;
 }
 

@@ -49,8 +49,9 @@ def kernels(op):
     return [
         ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
         ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
-        ("wy_prep (replay)", "bwd", ["q", "k", "v", "coef", "g", "T"],
-         ["P", "W", "U", "gexp"] + copies + (["Qlo"] if gated else [])),
+        # the Recompute forward keeps P beside 𝒯: the replay forms no C×C product (q: for Q̂ only)
+        ("wy_replay", "bwd", (["q"] if gated else []) + ["k", "v", "coef", "g", "T"],
+         ["W", "U", "gexp"] + copies + (["Qlo"] if gated else [])),
         ("state_fwd (replay)", "bwd", ["W", kb, "U", "gexp"], ["Hs", "E"]),
         ("state_bwd", "bwd", ["W", qh, "P", "dO", "gexp"] + kb_bwd + (["Qlo"] if gated else []), ["dHs", "dE"]),
         # ReWY: W and U re-read; E and ∂H⁺ read twice (phase 1 and phase 5)

@@ -61,14 +61,16 @@ struct Config {
   bool round_to_bf16 = false;
   // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
   // slice): 0 picks by occupancy (16 when the CTAs of 16 fit one wave on 132 SMs, else 32 when
-  // fewer than 132 CTAs of 64 would run, else 64); 16, 32, 64, or 128 (the forward passes only:
-  // the backward state pass takes at most 64).
+  // fewer than 132 CTAs of 64 would run, else 64; the Recompute forward takes 128 once 128 or more
+  // CTAs of 128 run); 16, 32, 64, or 128 (the forward passes only: the backward state pass takes
+  // at most 64).
   int state_slice = 0;
-  // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (8 until 16 has been timed on the
-  // H200), 8 or 16 (16 caps a thread at 128 registers: GDN2's kernel then spills 56-68 bytes).
+  // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
+  // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
+  // 56-68 bytes), 8 or 16.
   int grad_warps = 0;
-  // CUDA: warps of the chunk-parallel WY kernel (wy_prep, forward and replay): 0 picks (8 until
-  // 16 has been timed), 8 or 16.
+  // CUDA: warps of the forward's chunk-parallel WY kernel (wy_prep): 0 picks (16 for KDA, else 8),
+  // 8 or 16.
   int prep_warps = 0;
 };
 
@@ -107,7 +109,7 @@ struct Saved {
   Tensor W;      // [B, T, H, K]
   Tensor U;      // [B, T, H, V]
   Tensor E;      // v_new = U − W H, [B, T, H, V]
-  Tensor P;      // tril(Q̂ K̃ᵀ) per chunk (gated, with diagonal), [B, T, H, C]
+  Tensor P;      // tril(Q̂ K̃ᵀ) per chunk (gated, with diagonal), [B, T, H, C]; CUDA: both policies
   Tensor Hs;     // state entering each chunk, [num_chunks, H, K, V] (unrounded; chunk order: sequence-major)
   // CUDA, Save policy only: operands of the sequential backward kernel (§2.3's qg, kg).
   Tensor Qg;     // Q̂ = Q ⊙ Γ, [B, T, H, K]

@@ -3,7 +3,9 @@
 //   wy_prep    chunk-parallel  G, A (§2.1; channel gates through centred 16-row blocks, §6),
 //                              𝒯 = (I + A)⁻¹ (fp32 forward substitution), W = 𝒯 Y_W, U = 𝒯 Y_U, and
 //                              the operands of the sequential kernels: P = tril(Q̂ K̃ᵀ), Q̂ = Q ⊙ Γ,
-//                              K̄ = K ⊙ e^{γ − G}, e^γ. In Recompute mode (backward) 𝒯 is read back.
+//                              K̄ = K ⊙ e^{γ − G}, e^γ.
+//   wy_replay  chunk-parallel  the Recompute backward's W, U, Q̂, K̄, e^γ from the saved 𝒯 (P is
+//                              saved too): elementwise operands and two GEMMs.
 //   state_fwd  sequential      per (sequence, head, V-slice), the following chunks' tiles prefetched
 //                              with cp.async: E = U − W H, O = s (Q̂ H + P E), H ← e^γ H + K̄ᵀ E on
 //                              warpgroup tensor cores (wgmma). Only the GEMMs of the recurrence sit
@@ -15,12 +17,10 @@
 
 namespace rewy::delta::cuda_impl {
 
-enum PrepMode : int { kPrepForward = 0, kPrepRecompute = 1 };
-
 // ------------------------------------------------------------------------------------------------
 // wy_prep
 
-template <int VAR, int K, int V, int MODE>
+template <int VAR, int K, int V>
 struct PrepLayout {
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
@@ -40,19 +40,14 @@ struct PrepLayout {
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
                                           align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
-  static constexpr size_t As_bytes = MODE == kPrepForward ? align16(size_t(kChunk) * (kChunk + 1) * 4) : 0;
-  // 𝒯 as bf16 [C][CP]: in R2 after the solve (forward, or scalar gates, which have no packed
-  // operand); the channel gates' replay gives it a slot of its own behind As, so that it loads with
-  // the first tiles instead of after the packed operand is dead (an exposed load and a barrier).
-  static constexpr bool kOwnTb = kVec && MODE == kPrepRecompute;
-  static constexpr size_t Tb = kOwnTb ? As + As_bytes : R2;
+  static constexpr size_t As_bytes = align16(size_t(kChunk) * (kChunk + 1) * 4);
+  static constexpr size_t Tb = R2;  // 𝒯 as bf16 [C][CP], after the solve
   // The inverse's scratch, f32 [3][16][16]: scalar or no gates keep it in KR, which is dead during
   // the solve, so that two CTAs fit an SM; channel gates put it behind As, where A's row operand
   // spans As + Mt until A is formed.
   static constexpr size_t Mt = kVec ? As + As_bytes : KR;
-  static constexpr size_t total = As + As_bytes + (kVec && MODE == kPrepForward ? align16(3 * kBlock * kBlock * 4) : 0) +
-                                  (kOwnTb ? align16(size_t(kChunk) * kCP * 2) : 0);
-  static_assert(!kVec || MODE != kPrepForward || total - As >= tile_k, "A's row operand does not fit As + Mt");
+  static constexpr size_t total = As + As_bytes + (kVec ? align16(3 * kBlock * kBlock * 4) : 0);
+  static_assert(!kVec || total - As >= tile_k, "A's row operand does not fit As + Mt");
   static_assert(total + kStaticSmem <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
   // Two CTAs an SM (228 KB, 1 KB reserved per block) for scalar and no gates. Between 3f3841b and
   // f92f7bc the phase clock's 16 bytes tipped them to one, and DeltaNet's and GDN's forward got
@@ -148,15 +143,78 @@ __device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t*
   frag_store_global(acc, out, stride, m0, n0, len);
 }
 
-// Phases of wy_prep for REWY_KERNEL_TIMING=2 (Recompute mode: P falls in "operands", the inverse
-// is read back).
+// Operands of the sequential kernels for row i, channels d0..d0+7: Q̂ = Q ⊙ Γ (and its second bf16
+// term where p.Qlo is set), K̄ = K ⊙ e^{γ − G} into global memory at `at` (row in the chunk:
+// `valid`), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or GDN2's b). Rows >= len
+// are flat in G. wy_prep and wy_replay both form them here, so the replay's are the forward's bit
+// for bit.
+template <int VAR, int K>
+__device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
+                                                const float (&k)[8], const float (&co)[8], const float* Gs, int64_t at,
+                                                bool valid, bf16_t* yw_out) {
+  float G[8], gam[8];
+  gate_at8<VAR, K>(G, Gs, i, d0);
+  gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
+  float qg[8], kg[8], yw[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const float eg = VT<VAR>::gated ? exp_ftz(G[e]) : 1.f;
+    qg[e] = q[e] * eg;
+    kg[e] = VT<VAR>::gated ? k[e] * exp_ftz(gam[e] - G[e]) : k[e];
+    yw[e] = co[e] * eg * k[e];
+  }
+  if (VT<VAR>::gated && valid) {  // (no gates: Q̂ and K̄ are q and k themselves)
+    store8(p.Qg + at, qg);
+    if (p.Qlo) store8<true>(p.Qlo + at, qg);
+    store8(p.Kg + at, kg);
+  }
+  store8(yw_out, yw);
+}
+
+// e^γ of chunk c, head h (1 for ungated variants).
+template <int VAR, int K, int NT>
+__device__ __forceinline__ void store_gexp(const DeltaParams& p, const float* Gs, int c, int h) {
+  for (int d = threadIdx.x; d < K; d += NT)
+    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
+}
+
+// Where a chunk-parallel CTA works: chunk c = blockIdx.x, head h = blockIdx.y, the chunk's first
+// token and rows, and the element offsets and row strides of its [C][K], [C][V] and [C][C] slices.
+template <int K, int V>
+struct ChunkAt {
+  int c, h, tok0, len;
+  int64_t strideK, strideV, strideC, baseK, baseV, baseC;
+  __device__ explicit ChunkAt(const DeltaParams& p)
+      : c(blockIdx.x), h(blockIdx.y), tok0(p.chunk_tok[c]), len(p.chunk_len[c]), strideK(int64_t(p.H) * K),
+        strideV(int64_t(p.H) * V), strideC(int64_t(p.H) * kChunk), baseK((int64_t(tok0) * p.H + h) * K),
+        baseV((int64_t(tok0) * p.H + h) * V), baseC((int64_t(tok0) * p.H + h) * kChunk) {}
+};
+
+// β of the chunk's rows (0 past its end, and for GDN2) into betas [C], G into Gs (gate_cumsum),
+// then lands the caller's tile copies and synchronises the block: the first phase of wy_prep and
+// wy_replay.
+template <int VAR, int K, int V, int NT>
+__device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const DeltaParams& p, const ChunkAt<K, V>& at) {
+  if (threadIdx.x < kChunk) {
+    float bt = 0.f;
+    if constexpr (VT<VAR>::has_beta)
+      if (int(threadIdx.x) < at.len) bt = bf2f(p.beta[int64_t(at.tok0 + threadIdx.x) * p.H + at.h]);
+    betas[threadIdx.x] = bt;
+  }
+  phase_start(p.phase_cycles);
+  gate_cumsum<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
+  tiles_landed();
+  phase_mark(p.phase_cycles, 0);
+}
+
+// Phases of wy_prep for REWY_KERNEL_TIMING=2.
 inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inverse", "operands", "W,U"};
 
 // NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
-template <int VAR, int K, int V, int MODE, int NT>
+template <int VAR, int K, int V, int NT>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  using L = PrepLayout<VAR, K, V, MODE>;
+  using L = PrepLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -174,112 +232,177 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   float* As = reinterpret_cast<float*>(smem + L::As);
   float* Mt = reinterpret_cast<float*>(smem + L::Mt);
 
-  const int c = blockIdx.x, h = blockIdx.y;
-  const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-  const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V, strideC = int64_t(p.H) * kChunk;
-  const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
-  const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk;
+  const ChunkAt<K, V> at(p);
 
-  load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
-  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
-  load_tile<kChunk, V, NT>(YU, VP, p.v + baseV, strideV, len);
+  load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
+  load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
+  load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
   if constexpr (VAR == kGDN2) {
-    load_tile<kChunk, K, NT>(bs, KP, p.b + baseK, strideK, len);
-    load_tile<kChunk, V, NT>(ws, VP, p.w + baseV, strideV, len);
+    load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
+    load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
   }
-  if constexpr (MODE == kPrepRecompute) load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + baseC, strideC, len);
-  if (threadIdx.x < kChunk) {
-    float bt = 0.f;
-    if constexpr (VT<VAR>::has_beta)
-      if (int(threadIdx.x) < len) bt = bf2f(p.beta[int64_t(tok0 + threadIdx.x) * p.H + h]);
-    betas[threadIdx.x] = bt;
-  }
-  phase_start(p.phase_cycles);
-  gate_cumsum<VAR, K, NT>(Gs, p, tok0, len, h);
-  tiles_landed();
-  phase_mark(p.phase_cycles, 0);
-  if constexpr (VT<VAR>::vec_gate)
-    if (MODE == kPrepForward) check_gate_span<K, NT>(Gs, p);
+  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at);
+  if constexpr (VT<VAR>::vec_gate) check_gate_span<K, NT>(Gs, p);
 
-  // P = tril(Q̂ K̃ᵀ) and (forward) A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
+  // P = tril(Q̂ K̃ᵀ) and A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
   float accP[1][kWarpTiles<kChunk, NT>][4], accA[1][kWarpTiles<kChunk, NT>][4];
   if constexpr (VT<VAR>::vec_gate) {
     // One pass builds every operand of P and A: the packed KC; P's row operand in two bf16 terms
     // (with one, the rounding of the scaled q is the largest error in o: twin KDA o 4.1e-3 ->
-    // 3.7e-3 at T = 64, FLA 3.4e-3); forward, A's row operand (b ⊙ k, same exponential as q's)
-    // in As + Mt, which are written only after A is formed.
+    // 3.7e-3 at T = 64, FLA 3.4e-3); A's row operand (b ⊙ k, same exponential as q's) in As + Mt,
+    // which are written only after A is formed.
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
     build_packed_col_operand<K, false, NT>(packed, nullptr, ks, Gs);
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-      build_scaled_rows8<VAR, K, true, MODE == kPrepForward>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0,
+      build_scaled_rows8<VAR, K, true, true>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0,
                                                              KR2 + i * KP + d0, KA + i * KP + d0);
     });
     __syncthreads();
     gated_cc_product<VAR, K, false, NT>(accP, KR, packed);
     gated_cc_product<VAR, K, true, NT>(accP, KR2, packed);
-    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K, false, NT>(accA, KA, packed);
+    gated_cc_product<VAR, K, false, NT>(accA, KA, packed);
   } else {
     gated_cc_product<VAR, K, false, NT>(accP, qs, ks);
-    if constexpr (MODE == kPrepForward) gated_cc_product<VAR, K, false, NT>(accA, ks, ks);
+    gated_cc_product<VAR, K, false, NT>(accA, ks, ks);
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
-  frag_store_global(accP, p.P + baseC, strideC, warp_m0(), warp_n0<kChunk, NT>(), len);
+  frag_store_global(accP, p.P + at.baseC, at.strideC, warp_m0(), warp_n0<kChunk, NT>(), at.len);
 
-  if constexpr (MODE == kPrepForward) {
-    if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) is read
-    frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
-      if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
-      else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
-    });
-    __syncthreads();  // As complete; the packed operand (aliased by Ts) is dead
-    phase_mark(p.phase_cycles, 1);
-    solve_unit_lower<NT>(Ts, As, Mt);
-    phase_mark(p.phase_cycles, 2);
-    for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
-      float t[8];
+  if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) is read
+  frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
+    if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
+    else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
+  });
+  __syncthreads();  // As complete; the packed operand (aliased by Ts) is dead
+  phase_mark(p.phase_cycles, 1);
+  solve_unit_lower<NT>(Ts, As, Mt);
+  phase_mark(p.phase_cycles, 2);
+  for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+    float t[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
-      store8(Tb + r * kCP + c0, t);
-      if (r < len) store8(p.Tinv + baseC + int64_t(r) * strideC + c0, t);
-    });
-  } else if constexpr (VT<VAR>::vec_gate) {
-    __syncthreads();  // P's row operands (KR, KR2) are read: Y_W takes KR next
-  }
+    for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
+    store8(Tb + r * kCP + c0, t);
+    if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+  });
 
-  // Operands of the sequential kernels: Q̂ = Q ⊙ Γ, K̄ = K ⊙ e^{γ − G}, e^γ (rows >= len are flat);
-  // Y_W = B ⊙ K ⊙ Γ into KR (Γ shared), Y_U = Ω ⊙ V in place over v.
+  // Operands of the sequential kernels (Y_W into KR), Y_U = Ω ⊙ V in place over v.
   for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-    float q[8], k[8], G[8], gam[8], co[8];
+    float q[8], k[8], co[8];
     load8(q, qs + i * KP + d0);
     load8(k, ks + i * KP + d0);
-    gate_at8<VAR, K>(G, Gs, i, d0);
-    gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
     load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-    float qg[8], kg[8], yw[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      const float eg = VT<VAR>::gated ? exp_ftz(G[e]) : 1.f;
-      qg[e] = q[e] * eg;
-      kg[e] = VT<VAR>::gated ? k[e] * exp_ftz(gam[e] - G[e]) : k[e];
-      yw[e] = co[e] * eg * k[e];
-    }
-    if (VT<VAR>::gated && i < len) {  // (no gates: Q̂ and K̄ are q and k themselves)
-      const int64_t at = baseK + int64_t(i) * strideK + d0;
-      store8(p.Qg + at, qg);
-      if (p.Qlo) store8<true>(p.Qlo + at, qg);
-      store8(p.Kg + at, kg);
-    }
-    store8(KR + i * KP + d0, yw);
+    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len, KR + i * KP + d0);
   });
-  for (int d = threadIdx.x; d < K; d += NT)
-    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
+  store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
 
-  tinv_apply_store<K, NT>(Tb, KR, KP, p.W + baseK, strideK, len);  // W = 𝒯 Y_W
-  tinv_apply_store<V, NT>(Tb, YU, VP, p.U + baseV, strideV, len);  // U = 𝒯 Y_U
+  tinv_apply_store<K, NT>(Tb, KR, KP, p.W + at.baseK, at.strideK, at.len);  // W = 𝒯 Y_W
+  tinv_apply_store<V, NT>(Tb, YU, VP, p.U + at.baseV, at.strideV, at.len);  // U = 𝒯 Y_U
   phase_mark(p.phase_cycles, 4);  // thread 0's view
+}
+
+// ------------------------------------------------------------------------------------------------
+// wy_replay: the Recompute backward's rebuild of what the state passes read (W, U, Q̂ with its
+// second term, K̄, e^γ) from the inputs and the saved 𝒯. The forward keeps P beside 𝒯 (as FLA's
+// KDA/GDN2 keep Aqk and Akk), so no C×C product is left here: the row operands come from global
+// memory straight into registers, issued before the gate scan so that their latency overlaps it,
+// and only G, Y_W, Y_U and 𝒯 take shared memory (two CTAs an SM for channel gates too, where
+// wy_prep in this role held one).
+
+template <int VAR, int K, int V>
+struct ReplayLayout {
+  static constexpr int KP = K + 8, VP = V + 8;
+  static constexpr size_t Gs = 0;  // f32 [C][kGateLd] or [C]
+  static constexpr size_t betas = Gs + align16((VT<VAR>::vec_gate ? kChunk * kGateLd<K> : kChunk) * 4);  // f32 [C]
+  static constexpr size_t YW = betas + align16(kChunk * 4);                 // bf16 [C][KP] Y_W
+  static constexpr size_t YU = YW + align16(size_t(kChunk) * KP * 2);       // bf16 [C][VP] Y_U
+  static constexpr size_t Tb = YU + align16(size_t(kChunk) * VP * 2);       // bf16 [C][CP] 𝒯
+  static constexpr size_t total = Tb + align16(size_t(kChunk) * kCP * 2);
+  static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_replay no longer fits two CTAs an SM");
+};
+
+// CTAs an SM wy_replay is built for (its registers capped to fit): shared memory allows two with
+// channel gates (78 KB), four otherwise (44 KB); the registers of the in-flight row octets (q, k, v
+// and GDN2's b, w) decide the rest.
+template <int VAR>
+inline constexpr int kReplayCtasPerSm = VT<VAR>::vec_gate ? 2 : VT<VAR>::gated ? 3 : 4;
+
+inline constexpr const char* kReplayPhases[] = {"loads+G", "operands", "W,U"};
+
+// 16 bytes of row `row` (zero past the chunk's end) of a [rows][stride] bf16 input, read-only path.
+__device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, int row, int col, int len) {
+  return row < len ? __ldg(reinterpret_cast<const uint4*>(base + int64_t(row) * stride + col)) : make_uint4(0, 0, 0, 0);
+}
+
+template <int VAR, int K, int V>
+__global__ void __launch_bounds__(kThreads, kReplayCtasPerSm<VAR>) wy_replay_kernel(const DeltaParams p) {
+  using L = ReplayLayout<VAR, K, V>;
+  constexpr int NT = kThreads, KP = L::KP, VP = L::VP;
+  constexpr int kOctK = kChunk * K / 8 / NT, kOctV = kChunk * V / 8 / NT;  // row octets a thread
+  static_assert(kChunk * K / 8 % NT == 0 && kChunk * V / 8 % NT == 0, "whole row octets a thread");
+  extern __shared__ __align__(16) char smem[];
+  float* Gs = reinterpret_cast<float*>(smem + L::Gs);
+  float* betas = reinterpret_cast<float*>(smem + L::betas);
+  bf16_t* YW = reinterpret_cast<bf16_t*>(smem + L::YW);
+  bf16_t* YU = reinterpret_cast<bf16_t*>(smem + L::YU);
+  bf16_t* Tb = reinterpret_cast<bf16_t*>(smem + L::Tb);
+
+  const ChunkAt<K, V> at(p);
+  // This thread's octet `it` of a [C][N] tile: the order of for_each_row_octet.
+  auto row_of = [](int it, int N) { return (it * NT + int(threadIdx.x)) / (N / 8); };
+  auto col_of = [](int it, int N) { return (it * NT + int(threadIdx.x)) % (N / 8) * 8; };
+
+  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
+  uint4 qr[kOctK], kr[kOctK], br[kOctK], vr[kOctV], wr[kOctV];
+#pragma unroll
+  for (int it = 0; it < kOctK; ++it) {
+    const int i = row_of(it, K), d0 = col_of(it, K);
+    if constexpr (VT<VAR>::gated) qr[it] = load_row16(p.q + at.baseK, at.strideK, i, d0, at.len);
+    kr[it] = load_row16(p.k + at.baseK, at.strideK, i, d0, at.len);
+    if constexpr (VAR == kGDN2) br[it] = load_row16(p.b + at.baseK, at.strideK, i, d0, at.len);
+  }
+#pragma unroll
+  for (int it = 0; it < kOctV; ++it) {
+    const int i = row_of(it, V), e0 = col_of(it, V);
+    vr[it] = load_row16(p.v + at.baseV, at.strideV, i, e0, at.len);
+    if constexpr (VAR == kGDN2) wr[it] = load_row16(p.w + at.baseV, at.strideV, i, e0, at.len);
+  }
+  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at);
+
+#pragma unroll
+  for (int it = 0; it < kOctK; ++it) {
+    const int i = row_of(it, K), d0 = col_of(it, K);
+    float q[8] = {}, k[8], co[8];
+    if constexpr (VT<VAR>::gated) unpack8(q, qr[it]);
+    unpack8(k, kr[it]);
+    if constexpr (VAR == kGDN2) unpack8(co, br[it]);
+    else
+#pragma unroll
+      for (int e = 0; e < 8; ++e) co[e] = betas[i];
+    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len, YW + i * KP + d0);
+  }
+  store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
+#pragma unroll
+  for (int it = 0; it < kOctV; ++it) {  // Y_U = Ω ⊙ V (Ω: GDN2's w, else β per row)
+    const int i = row_of(it, V), e0 = col_of(it, V);
+    float x[8], om[8];
+    unpack8(x, vr[it]);
+    if constexpr (VAR == kGDN2) unpack8(om, wr[it]);
+    else
+#pragma unroll
+      for (int e = 0; e < 8; ++e) om[e] = betas[i];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
+    store8(YU + i * VP + e0, x);
+  }
+  __syncthreads();
+  phase_mark(p.phase_cycles, 1);
+
+  tinv_apply_store<K, NT>(Tb, YW, KP, p.W + at.baseK, at.strideK, at.len);  // W = 𝒯 Y_W
+  tinv_apply_store<V, NT>(Tb, YU, VP, p.U + at.baseV, at.strideV, at.len);  // U = 𝒯 Y_U
+  phase_mark(p.phase_cycles, 2);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -281,9 +281,8 @@ __device__ __forceinline__ bf16_t bf16_term(float x) {
   else return f2bf(x);
 }
 
-// Eight consecutive channels (16-byte aligned) of a bf16 or fp32 shared tile, in registers.
-__device__ __forceinline__ void load8(float (&x)[8], const bf16_t* src) {
-  const uint4 u = *reinterpret_cast<const uint4*>(src);
+// Eight bf16 values packed in 16 bytes, as floats.
+__device__ __forceinline__ void unpack8(float (&x)[8], const uint4& u) {
   const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
@@ -292,6 +291,8 @@ __device__ __forceinline__ void load8(float (&x)[8], const bf16_t* src) {
     x[2 * e + 1] = f.y;
   }
 }
+// Eight consecutive channels (16-byte aligned) of a bf16 or fp32 shared tile, in registers.
+__device__ __forceinline__ void load8(float (&x)[8], const bf16_t* src) { unpack8(x, *reinterpret_cast<const uint4*>(src)); }
 __device__ __forceinline__ void load8(float (&x)[8], const float* src) {
   const float4 a = *reinterpret_cast<const float4*>(src), b = *reinterpret_cast<const float4*>(src + 4);
   x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;

@@ -90,7 +90,10 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s) {
   const int64_t pairs = d.N * d.H;
   li.bv = cfg.state_slice ? cfg.state_slice : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
+  // wy_prep at 16 warps: KDA's (one CTA an SM) 599 -> 579 µs, GDN2's 606 -> 622, DeltaNet's
+  // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt).
   if (cfg.prep_warps) li.prep_warps = cfg.prep_warps;
+  else if (cfg.variant == Variant::KDA) li.prep_warps = 16;
   return li;
 }
 
@@ -138,17 +141,18 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
   return c;
 }
 
-// The intermediates the kernels pass between them, held in a Saved: W, U, P, Q̂, K̄, e^γ always;
-// with_states (the Save policy's forward, the Recompute backward's replay) also E, the state
-// snapshots Hs and, for gated variants, Q̂'s second bf16 term (state_bwd reads it). Without gates
-// Q̂ = Q and K̄ = K: they are the (contiguous) inputs themselves, and wy_prep stores no copies.
+// The intermediates the kernels pass between them, held in a Saved: W, U, P, Q̂, K̄, e^γ always
+// (P unless m holds it: the Recompute backward's replay takes the forward's); with_states (the
+// Save policy's forward, the Recompute backward's replay) also E, the state snapshots Hs and, for
+// gated variants, Q̂'s second bf16 term (state_bwd reads it). Without gates Q̂ = Q and K̄ = K: they
+// are the (contiguous) inputs themselves, and wy_prep stores no copies.
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
                             const Inputs& in, const Device& dev, const Stream& s) {
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
   auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
   m.W = bf16({B, T, H, K});
   m.U = bf16({B, T, H, V});
-  m.P = bf16({B, T, H, kChunk});
+  if (!m.P.defined()) m.P = bf16({B, T, H, kChunk});
   m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
   m.Kg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.k;
   m.gexp = Tensor::empty({NC, H, K}, DType::F32, dev, &s);
@@ -206,6 +210,10 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     dispatch_variant(cfg.variant, [&](auto vc) {
       LaunchInfo li = launch_info(cfg, d, s);
       li.store_state = save;
+      // V-slices of 128 for the output pass once the (sequence, head) pairs nearly fill the 132
+      // SMs: forward 2.0-2.6% faster than 64 at shapes 0 and 4, DeltaNet and KDA (H200, 2026-11-30,
+      // docs/measurements/2026-11-30-s4/bv{64,128}.txt).
+      if (!cfg.state_slice && !save && d.N * d.H * (d.V / 128) >= 128) li.bv = 128;
       launch_forward<decltype(vc)::value>(p, li);
     });
   else if (r.ht.defined())  // no tokens: the state passes straight through
@@ -218,11 +226,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
              "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
              "kernels do not support such gates; use --device cpu",
              name(cfg.variant));
-  if (!save) {  // Recompute keeps 𝒯 only; the backward's replay rebuilds the rest
-    const Tensor Tinv = sv.Tinv;
+  if (!save) {  // Recompute keeps 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G); the replay rebuilds the rest
+    const Tensor Tinv = sv.Tinv, P = sv.P;
     sv = Saved{};
     sv.policy = cfg.policy;
     sv.Tinv = Tinv;
+    sv.P = P;
   }
   return r;
 }
@@ -240,7 +249,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   const ChunkTable ct = make_chunk_table(d, dev, s);
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V;
   const Saved& sv = fwd.saved;
-  REWY_CHECK(sv.Tinv.defined(), "backward: the forward result holds no saved 𝒯 (was it computed on CUDA?)");
+  REWY_CHECK(sv.Tinv.defined() && sv.P.defined(),
+             "backward: the forward result holds no saved 𝒯 and P (was it computed on CUDA?)");
 
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   const Tensor dO = kernel_ready(dout, s);
@@ -254,6 +264,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
                "backward: the Save policy's forward result lacks its saved tensors");
   } else {
     replay.Tinv = sv.Tinv;
+    replay.P = sv.P;
     allocate_intermediates(replay, cfg, d, ct, true, in, dev, s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);

@@ -11,16 +11,15 @@ struct LaunchInfo {
   cudaStream_t stream = nullptr;
   int K = 0, V = 0;
   int bv = 64;  // V-slice of the sequential state kernels (16, 32, 64 or 128)
-  // Warps of grad_chunk and wy_prep, 8 or 16; the defaults (Config's 0) stay 8 until 16, built
-  // and tested, has been timed.
-  int grad_warps = 8, prep_warps = 8;
+  // Warps of grad_chunk and the forward's wy_prep, 8 or 16 (Config's 0 picks these).
+  int grad_warps = 16, prep_warps = 8;
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
 };
 
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
-// Backward replay for the Recompute policy: wy_prep (recompute mode: W, U, P, Q̂, K̄, e^γ),
-// state_fwd without output (Hs, E).
+// Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
+// saved), state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
 // Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward).
 template <int VAR> void launch_backward(const DeltaParams& p, const LaunchInfo& li, bool rewy);

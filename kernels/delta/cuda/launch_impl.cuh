@@ -157,21 +157,32 @@ void dispatch_threads(int warps, F&& f) {
   else f(std::integral_constant<int, kThreads>{});
 }
 
-template <int VAR, int K, int V, int MODE, int NT>
+template <int VAR, int K, int V, int NT>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
-  using L = PrepLayout<VAR, K, V, MODE>;
-  static const std::string name = kname(MODE == kPrepForward ? "wy_prep" : "wy_prep_replay", VAR, K, V, NT / 32);
-  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, MODE, NT>, L::total, name, NT), true);
+  using L = PrepLayout<VAR, K, V>;
+  static const std::string name = kname("wy_prep", VAR, K, V, NT / 32);
+  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, NT>, L::total, name, NT), true);
   (void)once;
   phase_timed_launch(name, s, p,
                      kPrepPhases, [&](const DeltaParams& q) {
-                       wy_prep_kernel<VAR, K, V, MODE, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
+                       wy_prep_kernel<VAR, K, V, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
                      });
 }
 
-template <int VAR, int K, int V, int MODE>
+template <int VAR, int K, int V>
 void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::prep_warps
-  dispatch_threads(warps, [&](auto nt) { launch_prep_threads<VAR, K, V, MODE, decltype(nt)::value>(p, s); });
+  dispatch_threads(warps, [&](auto nt) { launch_prep_threads<VAR, K, V, decltype(nt)::value>(p, s); });
+}
+
+template <int VAR, int K, int V>
+void launch_wy_replay(const DeltaParams& p, cudaStream_t s) {
+  using L = ReplayLayout<VAR, K, V>;
+  static const std::string name = kname("wy_replay", VAR, K, V);
+  static const bool once = (set_smem(wy_replay_kernel<VAR, K, V>, L::total, name), true);
+  (void)once;
+  phase_timed_launch(name, s, p, kReplayPhases, [&](const DeltaParams& q) {
+    wy_replay_kernel<VAR, K, V><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
+  });
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -239,7 +250,7 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V, kPrepForward>(p, li.stream, li.prep_warps);
+    launch_prep<VAR, K, V>(p, li.stream, li.prep_warps);
     if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream);
     else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream);
   });
@@ -249,7 +260,7 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V, kPrepRecompute>(p, li.stream, li.prep_warps);
+    launch_wy_replay<VAR, K, V>(p, li.stream);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
   });
 }

@@ -65,6 +65,8 @@ def speed_tables(ours, fla):
                     fx.append(sf), bx.append(sb), ab.append(abl)
                     fmt = lambda x, w=8, p=3: f"{x:{w}.{p}f}" if x is not None else f"{'-':>{w}s}"
                     lines.append(f"{op:9s} {f'({B},{T},{H},128)':18s} {fmt(f, 9)} {fmt(ff)} {fmt(sf, 6, 2)} | {fmt(b, 9)} {fmt(fb)} {fmt(sb, 6, 2)} | {fmt(bl, 9)} {fmt(abl, 7, 2)}")
+                if not fx:  # no row of this op under these gates (realistic gates: KDA, GDN2 only)
+                    continue
                 gf, gb, ga = geomean(fx), geomean(bx), geomean(ab)
                 lines.append(f"{op:9s} {'geomean':18s} {'':9s} {'':8s} {gf:6.2f} | {'':9s} {'':8s} {gb:6.2f} | {'':9s} {ga:7.2f}")
                 mins = [x for x in fx if x], [x for x in bx if x]

@@ -80,17 +80,18 @@ void check_variant(Variant variant) {
         cfg.backward = algo;
         cfg.policy = pol;
         // Every V-slice width of the sequential kernels, rotating over cases and configurations
-        // (the automatic choice is 32 for every problem this small), and grad_chunk and wy_prep at
-        // 16 and 8 warps, alternating per case so that each meets both backwards.
+        // (the automatic choice is 32 for every problem this small), and grad_chunk, wy_prep and
+        // wy_replay at 16 and 8 warps, alternating per case so that each meets both backwards.
         const int k = combo++;
         cfg.state_slice = std::array{32, 64, 16, 128}[(i + k) % 4];
         cfg.grad_warps = std::array{16, 8}[(i + k / 2) % 2];
         cfg.prep_warps = std::array{8, 16}[(i + k) % 2];
+        cfg.replay_warps = std::array{8, 16}[(i + k / 2) % 2];
         const Outputs out = run_named(cfg, dev);
-        std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={:<3d} W={:<2d} P={:<2d}",
+        std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={:<3d} W={:<2d} P={:<2d} R={:<2d}",
                                        name(variant), cs_i.T, cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ",
                                        cs_i.h0 ? "h0" : "  ", name(algo), name(pol), cfg.state_slice, cfg.grad_warps,
-                                       cfg.prep_warps);
+                                       cfg.prep_warps, cfg.replay_warps);
         ASSERT_EQ(out.size(), ref.exact.size());
         for (const auto& [key, t] : out) {
           const Tensor& ex = ref.exact.at(key);

@@ -163,6 +163,9 @@ TEST(DeltaInputs, ConfigAndGateValues) {
   cfg.prep_warps = 4;
   expect_error([&] { check_inputs(cfg, p.in); }, "Config::prep_warps must be 0 (automatic), 8 or 16, got 4");
   cfg.prep_warps = 0;
+  cfg.replay_warps = 32;
+  expect_error([&] { check_inputs(cfg, p.in); }, "Config::replay_warps must be 0 (automatic), 8 or 16, got 32");
+  cfg.replay_warps = 0;
   Inputs in = p.in;
   std::vector<double> g = in.g.to_vector();
   g[((1 * 64 + 5) * 3 + 2) * 8 + 7] = 0.25;

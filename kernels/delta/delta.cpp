@@ -104,6 +104,8 @@ Dims check_inputs(const Config& cfg, const Inputs& in) {
              "Config::grad_warps must be 0 (automatic), 8 or 16, got {}", cfg.grad_warps);
   REWY_CHECK(cfg.prep_warps == 0 || cfg.prep_warps == 8 || cfg.prep_warps == 16,
              "Config::prep_warps must be 0 (automatic), 8 or 16, got {}", cfg.prep_warps);
+  REWY_CHECK(cfg.replay_warps == 0 || cfg.replay_warps == 8 || cfg.replay_warps == 16,
+             "Config::replay_warps must be 0 (automatic), 8 or 16, got {}", cfg.replay_warps);
   const char* op = name(cfg.variant);
   REWY_CHECK(cfg.chunk > 0, "chunk must be > 0, got {}", cfg.chunk);
   REWY_CHECK(std::isfinite(cfg.scale), "scale must be finite (0 means 1/sqrt(K)), got {}", cfg.scale);

@@ -72,6 +72,8 @@ struct Config {
   // CUDA: warps of the forward's chunk-parallel WY kernel (wy_prep): 0 picks (16 for KDA, else 8),
   // 8 or 16.
   int prep_warps = 0;
+  // CUDA: warps of the Recompute backward's WY replay (wy_replay): 0 picks (8), 8 or 16.
+  int replay_warps = 0;
 };
 
 struct Inputs {

@@ -323,12 +323,6 @@ struct ReplayLayout {
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_replay no longer fits two CTAs an SM");
 };
 
-// CTAs an SM wy_replay is built for (its registers capped to fit): shared memory allows two with
-// channel gates (78 KB), four otherwise (44 KB); the registers of the in-flight row octets (q, k, v
-// and GDN2's b, w) decide the rest.
-template <int VAR>
-inline constexpr int kReplayCtasPerSm = VT<VAR>::vec_gate ? 2 : VT<VAR>::gated ? 3 : 4;
-
 inline constexpr const char* kReplayPhases[] = {"loads+G", "operands", "W,U"};
 
 // 16 bytes of row `row` (zero past the chunk's end) of a [rows][stride] bf16 input, read-only path.
@@ -336,10 +330,14 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
   return row < len ? __ldg(reinterpret_cast<const uint4*>(base + int64_t(row) * stride + col)) : make_uint4(0, 0, 0, 0);
 }
 
-template <int VAR, int K, int V>
-__global__ void __launch_bounds__(kThreads, kReplayCtasPerSm<VAR>) wy_replay_kernel(const DeltaParams p) {
+// NT threads: 8 warps, or 16 (registers capped at 64 a thread so that two CTAs still fit an SM).
+// Two CTAs an SM for every variant: capping the registers of the scalar-gate kernels for three
+// (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
+template <int VAR, int K, int V, int NT>
+__global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
+  static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = ReplayLayout<VAR, K, V>;
-  constexpr int NT = kThreads, KP = L::KP, VP = L::VP;
+  constexpr int KP = L::KP, VP = L::VP;
   constexpr int kOctK = kChunk * K / 8 / NT, kOctV = kChunk * V / 8 / NT;  // row octets a thread
   static_assert(kChunk * K / 8 % NT == 0 && kChunk * V / 8 % NT == 0, "whole row octets a thread");
   extern __shared__ __align__(16) char smem[];

@@ -94,6 +94,7 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s) {
   // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt).
   if (cfg.prep_warps) li.prep_warps = cfg.prep_warps;
   else if (cfg.variant == Variant::KDA) li.prep_warps = 16;
+  if (cfg.replay_warps) li.replay_warps = cfg.replay_warps;
   return li;
 }
 

@@ -174,15 +174,20 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: L
   dispatch_threads(warps, [&](auto nt) { launch_prep_threads<VAR, K, V, decltype(nt)::value>(p, s); });
 }
 
-template <int VAR, int K, int V>
-void launch_wy_replay(const DeltaParams& p, cudaStream_t s) {
+template <int VAR, int K, int V, int NT>
+void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   using L = ReplayLayout<VAR, K, V>;
-  static const std::string name = kname("wy_replay", VAR, K, V);
-  static const bool once = (set_smem(wy_replay_kernel<VAR, K, V>, L::total, name), true);
+  static const std::string name = kname("wy_replay", VAR, K, V, NT / 32);
+  static const bool once = (set_smem(wy_replay_kernel<VAR, K, V, NT>, L::total, name, NT), true);
   (void)once;
   phase_timed_launch(name, s, p, kReplayPhases, [&](const DeltaParams& q) {
-    wy_replay_kernel<VAR, K, V><<<dim3(q.num_chunks, q.H), kThreads, L::total, s>>>(q);
+    wy_replay_kernel<VAR, K, V, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
   });
+}
+
+template <int VAR, int K, int V>
+void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::replay_warps
+  dispatch_threads(warps, [&](auto nt) { launch_wy_replay_threads<VAR, K, V, decltype(nt)::value>(p, s); });
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -260,7 +265,7 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_wy_replay<VAR, K, V>(p, li.stream);
+    launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
   });
 }

@@ -130,17 +130,37 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
   }
 }
 
-// out[r < len] = 𝒯 Y for an N-wide right-hand side Y [C][ldy] (warps: 4 row blocks × NT / 128
-// column groups).
-template <int N, int NT = kThreads>
-__device__ __forceinline__ void tinv_apply_store(const bf16_t* Tb, const bf16_t* Y, int ldy, bf16_t* out, int64_t stride,
-                                                 int len) {
-  constexpr int NTN = kWarpTiles<N, NT>;
-  const int m0 = warp_m0(), n0 = warp_n0<N, NT>();
-  float acc[1][NTN][4];
-  frag_zero(acc);
-  warp_mma<1, NTN, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, Y, ldy, m0, n0, 0, kChunk);
-  frag_store_global(acc, out, stride, m0, n0, len);
+// W = 𝒯 Y_W and U = 𝒯 Y_U, rows r < len, into global memory [r * stride + col] (warps: 4 row
+// blocks × NT / 128 column groups). Each result goes, as bf16, over its own right-hand side in
+// shared memory (YW [C][K + 8], YU [C][V + 8], dead once every warp has read it) and out in
+// 16-byte row pieces: the mma fragment layout's 4-byte stores to global memory were 71% of
+// DeltaNet's replay (its "W,U" phase, 828517b). One accumulator is live at a time.
+template <int K, int V, int NT>
+__device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW, bf16_t* YU, bf16_t* W, int64_t strideK,
+                                                    bf16_t* U, int64_t strideV, int len) {
+  constexpr int KP = K + 8, VP = V + 8, NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
+  const int m0 = warp_m0(), nK = warp_n0<K, NT>(), nV = warp_n0<V, NT>();
+  {
+    float acc[1][NK][4];
+    frag_zero(acc);
+    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
+    __syncthreads();  // Y_W is read
+    frag_store_bf16(acc, YW, KP, m0, nK);
+  }
+  {
+    float acc[1][NV][4];
+    frag_zero(acc);
+    warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, YU, VP, m0, nV, 0, kChunk);
+    __syncthreads();  // W is staged, Y_U is read
+    frag_store_bf16(acc, YU, VP, m0, nV);
+  }
+  for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
+    if (i < len) *reinterpret_cast<uint4*>(W + int64_t(i) * strideK + d0) = *reinterpret_cast<const uint4*>(YW + i * KP + d0);
+  });
+  __syncthreads();  // U is staged
+  for_each_row_octet<kChunk, V, NT>([&](int i, int e0) {
+    if (i < len) *reinterpret_cast<uint4*>(U + int64_t(i) * strideV + e0) = *reinterpret_cast<const uint4*>(YU + i * VP + e0);
+  });
 }
 
 // Operands of the sequential kernels for row i, channels d0..d0+7: Q̂ = Q ⊙ Γ (and its second bf16
@@ -298,8 +318,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
 
-  tinv_apply_store<K, NT>(Tb, KR, KP, p.W + at.baseK, at.strideK, at.len);  // W = 𝒯 Y_W
-  tinv_apply_store<V, NT>(Tb, YU, VP, p.U + at.baseV, at.strideV, at.len);  // U = 𝒯 Y_U
+  tinv_apply_store_wu<K, V, NT>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
   phase_mark(p.phase_cycles, 4);  // thread 0's view
 }
 
@@ -398,8 +417,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   __syncthreads();
   phase_mark(p.phase_cycles, 1);
 
-  tinv_apply_store<K, NT>(Tb, YW, KP, p.W + at.baseK, at.strideK, at.len);  // W = 𝒯 Y_W
-  tinv_apply_store<V, NT>(Tb, YU, VP, p.U + at.baseV, at.strideV, at.len);  // U = 𝒯 Y_U
+  tinv_apply_store_wu<K, V, NT>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
   phase_mark(p.phase_cycles, 2);
 }
 

@@ -31,6 +31,10 @@ class DesignFloorTest(unittest.TestCase):
         # no gates: no Q̂/K̄ copies; KDA's forward writes both and reads its fp32 gate
         self.assertEqual(kernel_bytes("kda", "wy_prep")[0], 3 * 256 + 2 + 4 * 128)
         self.assertEqual(kernel_bytes("kda", "wy_prep")[1], kernel_bytes("deltanet", "wy_prep")[1] + 2 * 256)
+        # the Recompute forward keeps P, so the replay reads 𝒯 and writes no C×C tile; without gates
+        # it reads no q (Q̂ is q itself) and writes W, U and e^γ only
+        self.assertEqual(kernel_bytes("deltanet", "wy_replay"), (256 + 256 + 2 + 128, 256 + 256 + 4 * 128 / 64))
+        self.assertEqual(kernel_bytes("kda", "wy_replay")[1], 2 * 256 + 4 * 128 / 64 + 3 * 256)  # + Q̂, K̄, Q̂'s 2nd term
         # the replay's state pass writes one bf16 K×V state per 64-token chunk and E
         self.assertEqual(kernel_bytes("gdn", "state_fwd (replay)")[1], 2 * 128 * 128 / 64 + 256)
         # grad_chunk reads E and ∂H⁺ twice: keeping them on chip removes both reads

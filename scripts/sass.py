@@ -47,15 +47,16 @@ K128_V128 = re.compile(r"ILi[0-9]ELi128ELi128E")  # <VAR, K = 128, V = 128, ...>
 
 
 def readable(name):
-    """grad_chunk rewy 8w, wy_prep replay 16w, state_fwd 64 out, ... from the template tail after
-    <VAR, 128, 128 (the chunk-parallel kernels' last argument is their thread count)."""
+    """grad_chunk rewy 8w, wy_prep 16w, wy_replay 8w, state_fwd 64 out, ... from the template tail
+    after <VAR, 128, 128 (the chunk-parallel kernels' last argument is their thread count)."""
     tail = re.sub(r"EEvNS1_11DeltaParamsE$", "", K128_V128.split(name, maxsplit=1)[-1])
     a = re.sub(r"L[ib]", "", tail).replace("E", " ").split()
-    warps = f" {int(a[1]) // 32}w" if len(a) > 1 else ""
+    warps = lambda threads: f" {int(threads) // 32}w"
     if "grad_chunk" in name:
-        return "grad_chunk " + ("rewy" if a[0] == "1" else "baseline") + warps
-    if "wy_prep" in name:
-        return "wy_prep " + ("forward" if a[0] == "0" else "replay") + warps
+        return "grad_chunk " + ("rewy" if a[0] == "1" else "baseline") + warps(a[1])
+    for kernel in ("wy_prep", "wy_replay"):
+        if f"{kernel}_kernel" in name:
+            return kernel + warps(a[0])
     if "state_fwd" in name:
         return f"state_fwd {a[0]} " + (("out_store" if a[2] == "1" else "out") if a[1] == "1" else "replay")
     if "state_bwd" in name:

@@ -154,13 +154,9 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
     __syncthreads();  // W is staged, Y_U is read
     frag_store_bf16(acc, YU, VP, m0, nV);
   }
-  for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-    if (i < len) *reinterpret_cast<uint4*>(W + int64_t(i) * strideK + d0) = *reinterpret_cast<const uint4*>(YW + i * KP + d0);
-  });
+  store_tile_rows<kChunk, K, NT>(W, strideK, YW, KP, len);
   __syncthreads();  // U is staged
-  for_each_row_octet<kChunk, V, NT>([&](int i, int e0) {
-    if (i < len) *reinterpret_cast<uint4*>(U + int64_t(i) * strideV + e0) = *reinterpret_cast<const uint4*>(YU + i * VP + e0);
-  });
+  store_tile_rows<kChunk, V, NT>(U, strideV, YU, VP, len);
 }
 
 // Operands of the sequential kernels for row i, channels d0..d0+7: Q̂ = Q ⊙ Γ (and its second bf16

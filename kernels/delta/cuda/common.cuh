@@ -339,6 +339,16 @@ __device__ __forceinline__ void for_each_row_octet(F&& f) {
   }
 }
 
+// dst[r * row_stride + c] = src[r][c] (leading dim lds) for rows r < valid, c < COLS, in 16-byte
+// pieces by a block of NT threads (rows as for_each_row_octet spreads them): a staged bf16 tile
+// out to global memory, the reverse of load_tile.
+template <int ROWS, int COLS, int NT = kThreads>
+__device__ __forceinline__ void store_tile_rows(bf16_t* dst, int64_t row_stride, const bf16_t* src, int lds, int valid) {
+  for_each_row_octet<ROWS, COLS, NT>([&](int r, int c0) {
+    if (r < valid) *reinterpret_cast<uint4*>(dst + int64_t(r) * row_stride + c0) = *reinterpret_cast<const uint4*>(src + r * lds + c0);
+  });
+}
+
 // Channels d0..d0+7 of row i of a coefficient that is per element for GDN2 (its b or w tile,
 // leading dimension LD) and per row for the β-variants (β_i).
 template <int VAR, int LD>

@@ -78,17 +78,25 @@ void check_cuda_inputs(const Config& cfg, const Dims& d, const Inputs& in) {
              "too many tokens for 32-bit chunk tables");
 }
 
-LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s) {
+enum class Pass { Forward, Backward };
+
+// Every launch choice of one pass (forward, or backward with its replay), from Config and the sizes.
+LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass pass) {
   LaunchInfo li;
   li.stream = static_cast<cudaStream_t>(s.handle);
   li.K = int(d.K);
   li.V = int(d.V);
+  li.store_state = pass == Pass::Forward && cfg.policy == Policy::Save;
   // Narrower V-slices give the sequential kernels more CTAs when few (sequence, head) pairs exist:
   // 16 when that still fits one wave on the 132 SMs (GDN, 1 x 16 heads, V = 128, against 32:
   // baseline backward 3.29 -> 2.82 ms, save backward 2.11 -> 1.87 ms), else 32 when 64 would
-  // leave SMs idle.
+  // leave SMs idle. The Recompute forward's output pass takes 128 once the pairs nearly fill the
+  // SMs with it: 2.0-2.6% faster than 64 at shapes 0 and 4, DeltaNet and KDA (H200, 2026-11-30,
+  // docs/measurements/2026-11-30-s4/bv{64,128}.txt).
   const int64_t pairs = d.N * d.H;
-  li.bv = cfg.state_slice ? cfg.state_slice : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
+  const bool wide = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 128) >= 128;
+  li.bv = cfg.state_slice ? cfg.state_slice
+          : wide ? 128 : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
   // wy_prep at 16 warps: KDA's (one CTA an SM) 599 -> 579 µs, GDN2's 606 -> 622, DeltaNet's
   // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt).
@@ -209,13 +217,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.error_flag = ptr<int>(err);
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) {
-      LaunchInfo li = launch_info(cfg, d, s);
-      li.store_state = save;
-      // V-slices of 128 for the output pass once the (sequence, head) pairs nearly fill the 132
-      // SMs: forward 2.0-2.6% faster than 64 at shapes 0 and 4, DeltaNet and KDA (H200, 2026-11-30,
-      // docs/measurements/2026-11-30-s4/bv{64,128}.txt).
-      if (!cfg.state_slice && !save && d.N * d.H * (d.V / 128) >= 128) li.bv = 128;
-      launch_forward<decltype(vc)::value>(p, li);
+      launch_forward<decltype(vc)::value>(p, launch_info(cfg, d, s, Pass::Forward));
     });
   else if (r.ht.defined())  // no tokens: the state passes straight through
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
@@ -256,7 +258,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   const Tensor dO = kernel_ready(dout, s);
   const Tensor dHT = kernel_ready(dht, s);
-  const LaunchInfo li = launch_info(cfg, d, s);
+  const LaunchInfo li = launch_info(cfg, d, s, Pass::Backward);
 
   Saved replay;  // Recompute: the replay's intermediates
   if (sv.policy == Policy::Save) {

@@ -7,22 +7,21 @@ bench_delta --csv files (e.g. docs/measurements/*/ours_*.csv), not from two FLA 
   python3 bench/compare_ours.py OLD.csv NEW.csv [--gates bench] [--algo rewy]
 """
 import argparse
-import csv
-import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from side_by_side import geomean, load_ours  # noqa: E402
 
 
 def load(path, gates, algo):
-    rows = {}
+    """{(op, policy, dir, B, T, H): median ms} of one gate setting and backward algorithm."""
     try:
-        with open(path) as f:
-            for r in csv.DictReader(f):
-                if r["gates"] != gates or (r["dir"] == "bwd" and r["algo"] != algo):
-                    continue
-                rows[(r["op"], r["policy"], r["dir"], int(r["B"]), int(r["T"]), int(r["H"]))] = float(r["median_ms"])
+        rows = load_ours(path)
     except (OSError, KeyError, ValueError) as e:
         sys.exit(f"compare_ours: cannot read {path} as a bench_delta --csv file: {e}")
-    return rows
+    return {(op, pol, d, B, T, H): ms for (op, B, T, H, pol, g, d, a), ms in rows.items()
+            if g == gates and (d == "fwd" or a == algo)}
 
 
 def compare(old, new):
@@ -32,7 +31,7 @@ def compare(old, new):
         groups.setdefault(key[:3], []).append(old[key] / new[key])
     out = []
     for (op, pol, d), xs in sorted(groups.items()):
-        out.append((op, pol, d, math.exp(sum(map(math.log, xs)) / len(xs)), min(xs), len(xs)))
+        out.append((op, pol, d, geomean(xs), min(xs), len(xs)))
     return out
 
 

@@ -60,6 +60,14 @@ def kernels(op):
     ]
 
 
+def kernel_bytes(op, K, V, drop=()):
+    """(name, direction, bytes read, bytes written) per token and head of each kernel, without the
+    tensors in drop (kept on chip)."""
+    sz = sizes(op, K, V)
+    return [(name, direction, sum(sz[t] for t in reads if t not in drop), sum(sz[t] for t in writes if t not in drop))
+            for name, direction, reads, writes in kernels(op)]
+
+
 def load_fla(path):
     out = {}
     with open(path) as f:
@@ -90,12 +98,10 @@ def main():
     for op in a.ops.split(","):
         if op not in OPS:
             ap.error(f"unknown op {op!r}; known: {', '.join(OPS)}")
-        sz = sizes(op, D, D)
         totals = {"fwd": 0.0, "bwd": 0.0}
         print(f"\n{op}")
-        for name, direction, reads, writes in kernels(op):
-            rd = sum(sz[t] for t in reads if t not in drop) * tokens
-            wr = sum(sz[t] for t in writes if t not in drop) * tokens
+        for name, direction, rd, wr in kernel_bytes(op, D, D, drop):
+            rd, wr = rd * tokens, wr * tokens
             us = (rd + wr) / (a.bw * 1e12) * 1e6
             totals[direction] += us
             print(f"  {direction}  {name:20s} reads {rd / 1e6:7.0f} MB  writes {wr / 1e6:6.0f} MB  floor {us:6.0f} us")

@@ -17,10 +17,9 @@ def run(*args):
 
 
 def kernel_bytes(op, name, K=128, V=128, drop=()):
-    sz = design_floor.sizes(op, K, V)
-    for n, _, reads, writes in design_floor.kernels(op):
+    for n, _, rd, wr in design_floor.kernel_bytes(op, K, V, drop):
         if n == name:
-            return sum(sz[t] for t in reads if t not in drop), sum(sz[t] for t in writes if t not in drop)
+            return rd, wr
     raise KeyError(name)
 
 

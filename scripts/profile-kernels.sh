@@ -17,7 +17,7 @@ out=${OUT:-out}
 ops=${OPS:-deltanet,gdn,kda,gdn2}
 shape=${SHAPE:-0}
 policies=${POLICIES:-recompute}
-kernels=${KERNELS:-wy_prep|state_|grad_chunk}
+kernels=${KERNELS:-wy_prep|wy_replay|state_|grad_chunk}
 launches=${LAUNCHES:-12}
 filter=${FILTER:-.}
 mkdir -p "$out"

@@ -206,11 +206,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   char* S3 = smem + L::S3;
   char* S4 = smem + L::S4;
   char* S5 = smem + L::S5;
-  // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4, or its own slot), dWb (S5), RUb or YU (S3),
+  // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4, or its own slot and then the staged dv
+  // in S4, stored in phase 3), dWb (S5), RUb or YU (S3),
   // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY; where W and U fit S2
   // they load there during phase 2 and RWb takes S1: kEarlyWU), dTb/Zb (S2,
   // baseline, after dTf is folded); phase 4: packed operands (S1, the second in S2-S3), Mβ-operand (S1), dAf (S3);
-  // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄ (scalar gates: issued at phase 4), then K̄ ⊙ ∂K̄ (S2).
+  // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄ (scalar gates: issued at phase 4), then K̄ ⊙ ∂K̄ (S2),
+  // the staged dq, dk (in q's and k's slots) and db (S5).
   bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
@@ -233,6 +235,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* bsm = reinterpret_cast<bf16_t*>(S4);  // GDN2's b, phases 3-4
   bf16_t* wsm = reinterpret_cast<bf16_t*>(S1);  // GDN2's w, baseline phase 2
   float* KbdKb = reinterpret_cast<float*>(S2);
+  bf16_t* dvs = reinterpret_cast<bf16_t*>(S4);  // staged dv, phases 2-3, where ∂E has its own slot
+  bf16_t* dbs = reinterpret_cast<bf16_t*>(S5);  // GDN2's staged db, phase 5 (S5 held ∂W up to phase 3)
 
   const int c = blockIdx.x, h = blockIdx.y;
   const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
@@ -247,6 +251,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   auto load_E = [&] { load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len); };
   auto load_dH = [&] { load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K); };
 
+  gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
   load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
@@ -264,7 +269,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     rowkb[threadIdx.x] = 0.f;
   }
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
-  gate_cumsum<VAR, K, NT>(Gs, p, tok0, len, h);
+  gate_scan<VAR, K, NT>(Gs, p, tok0, len, h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
   if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);  // lands by phase 2
@@ -396,7 +401,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         }
       }
     }
-    frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
+    if constexpr (L::kOwnDE) frag_store_bf16(out, dvs, VP, m0, nV);  // leaves in 16-byte rows in phase 3
+    else frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     if constexpr (VAR == kGDN2) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
     else row_reduce_add<NTV>(rsum, m0, rowacc);
     if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
@@ -423,6 +429,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   if constexpr (VAR == kGDN2) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
   tiles_landed();
+  if constexpr (L::kOwnDE) store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvs, VP, len);
   if constexpr (!REWY) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // Y_W = B ⊙ K ⊙ Γ
       float co[8], x[8], G[8];
@@ -616,35 +623,55 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       dq[0][j][e] += dPdiag[r] * kv(r, d, e);
       dk[0][j][e] += dPdiag[r] * qv(r, d, e);
     });
-    __syncthreads();  // E and ∂H⁺ are read; S2 takes K̄ ⊙ ∂K̄
+    __syncthreads();  // E, ∂H⁺, q and k are read; S2 takes K̄ ⊙ ∂K̄
     if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
     if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(tmp, m0, rowkb);
   }
-  frag_store_global(dq, p.dq + baseK, strideK, m0, nK, len);
-  frag_store_global(dk, p.dk + baseK, strideK, m0, nK, len);
-  if constexpr (VAR == kGDN2) frag_store_global(db, p.db + baseK, strideK, m0, nK, len);
+  // dq, dk (and GDN2's db) leave through shared memory in 16-byte rows, in the slots of q, k and
+  // ∂W (S5): fragment-layout stores to global memory are 4 bytes a thread.
+  frag_store_bf16(dq, qs, KP, m0, nK);
+  frag_store_bf16(dk, ks, KP, m0, nK);
+  if constexpr (VAR == kGDN2) frag_store_bf16(db, dbs, KP, m0, nK);
   if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(dG, m0, rowg);
-  __syncthreads();  // row and column atomics have landed
+  __syncthreads();  // row and column atomics have landed; dq, dk (db) are staged
+  store_tile_rows<kChunk, K, NT>(p.dq + baseK, strideK, qs, KP, len);
+  store_tile_rows<kChunk, K, NT>(p.dk + baseK, strideK, ks, KP, len);
+  if constexpr (VAR == kGDN2) store_tile_rows<kChunk, K, NT>(p.db + baseK, strideK, dbs, KP, len);
   phase_mark(p.phase_cycles, 5);
   if constexpr (VTr::has_beta)
     if (int(threadIdx.x) < len) p.dbeta[int64_t(tok0 + threadIdx.x) * p.H + h] = f2bf(rowacc[threadIdx.x]);
-  // The reverse cumsum stays in shared memory (each thread owns its column) and every ∂g is stored
-  // once: adding the prefix to values already in global memory put a load after each store on
-  // the chain, 64 round trips per thread.
+  // The reverse cumsum stays on chip and every ∂g is stored once: adding the prefix to values
+  // already in global memory put a load after each store on the chain, 64 round trips per thread.
   if constexpr (VTr::vec_gate) {
-    for (int d = threadIdx.x; d < K; d += NT) {
-      float s = colacc[d];  // the state-decay term belongs to the last valid row
-      for (int i = len - 1; i >= 0; --i) {
-        s += Gd[i * GL + d];
-        Gd[i * GL + d] = s;
-      }
-      float pre = 0.f;
-      float* dst = p.dg + baseK + d;
-      for (int i = 0; i < len; ++i) {
-        dst[int64_t(i) * strideK] = Gd[i * GL + d] + pre;
-        pre += KbdKb[i * GL + d];
-      }
+    // Every thread scans kRows rows of one column in registers (a thread per column walked all 64
+    // rows twice: 5% of KDA's cycles with three quarters of the block idle); the parts' totals meet
+    // in S3 (E's slot, read before the barrier that opened S2 to K̄ ⊙ ∂K̄).
+    constexpr int kParts = NT / K, kRows = kChunk / kParts;
+    static_assert(NT % K == 0 && kChunk % kParts == 0, "column parts must tile the chunk");
+    float* partG = reinterpret_cast<float*>(S3);  // [kParts][K] Σ of the part's valid ∂G rows
+    float* partKb = partG + kParts * K;            // [kParts][K] Σ of the part's K̄ ⊙ ∂K̄ rows
+    const int d = threadIdx.x % K, part = threadIdx.x / K, i0 = part * kRows;
+    float suf[kRows], pre[kRows], sg = 0.f, sk = 0.f;
+#pragma unroll
+    for (int r = kRows - 1; r >= 0; --r) {
+      sg += i0 + r < len ? Gd[(i0 + r) * GL + d] : 0.f;
+      suf[r] = sg;
     }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {  // (rows >= len feed only rows >= len, which are not stored)
+      pre[r] = sk;
+      sk += KbdKb[(i0 + r) * GL + d];
+    }
+    partG[part * K + d] = sg;
+    partKb[part * K + d] = sk;
+    __syncthreads();
+    float after = colacc[d], before = 0.f;  // the state-decay term belongs to the last valid row
+    for (int q = part + 1; q < kParts; ++q) after += partG[q * K + d];
+    for (int q = 0; q < part; ++q) before += partKb[q * K + d];
+    float* dst = p.dg + baseK + d;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      if (i0 + r < len) dst[int64_t(i0 + r) * strideK] = (suf[r] + after) + (pre[r] + before);
   } else if constexpr (VTr::scalar_gate) {
     if (threadIdx.x < 32) {  // one warp: the suffix sum as a scan of the reversed rows, two a lane
       const int lane = threadIdx.x;

@@ -41,7 +41,7 @@ struct PrepLayout {
                                           align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t As_bytes = align16(size_t(kChunk) * (kChunk + 1) * 4);
-  static constexpr size_t Tb = R2;  // 𝒯 as bf16 [C][CP], after the solve
+  static constexpr size_t Tb = R2;  // P staged (bf16 [C][CP]) before the solve, 𝒯 as bf16 after it
   // The inverse's scratch, f32 [3][16][16]: scalar or no gates keep it in KR, which is dead during
   // the solve, so that two CTAs fit an SM; channel gates put it behind As, where A's row operand
   // spans As + Mt until A is formed.
@@ -206,9 +206,9 @@ struct ChunkAt {
         baseV((int64_t(tok0) * p.H + h) * V), baseC((int64_t(tok0) * p.H + h) * kChunk) {}
 };
 
-// β of the chunk's rows (0 past its end, and for GDN2) into betas [C], G into Gs (gate_cumsum),
-// then lands the caller's tile copies and synchronises the block: the first phase of wy_prep and
-// wy_replay.
+// β of the chunk's rows (0 past its end, and for GDN2) into betas [C], G into Gs (gate_scan; the
+// caller called gate_issue ahead of its own tile copies), then lands those copies and synchronises
+// the block: the first phase of wy_prep and wy_replay.
 template <int VAR, int K, int V, int NT>
 __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const DeltaParams& p, const ChunkAt<K, V>& at) {
   if (threadIdx.x < kChunk) {
@@ -218,7 +218,7 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
     betas[threadIdx.x] = bt;
   }
   phase_start(p.phase_cycles);
-  gate_cumsum<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
+  gate_scan<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
 }
@@ -250,6 +250,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
 
   const ChunkAt<K, V> at(p);
 
+  gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
   load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
@@ -282,14 +283,16 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     gated_cc_product<VAR, K, false, NT>(accA, ks, ks);
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
-  frag_store_global(accP, p.P + at.baseC, at.strideC, warp_m0(), warp_n0<kChunk, NT>(), at.len);
 
-  if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) is read
+  if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) and the packed KC (under Tb) are read
+  // P leaves through Tb's slot (free until 𝒯 is formed) in 16-byte rows, not 4-byte fragment stores.
+  frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
     else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
-  __syncthreads();  // As complete; the packed operand (aliased by Ts) is dead
+  __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
+  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   solve_unit_lower<NT>(Ts, As, Mt);
   phase_mark(p.phase_cycles, 2);
@@ -367,6 +370,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   auto row_of = [](int it, int N) { return (it * NT + int(threadIdx.x)) / (N / 8); };
   auto col_of = [](int it, int N) { return (it * NT + int(threadIdx.x)) % (N / 8) * 8; };
 
+  gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
   uint4 qr[kOctK], kr[kOctK], br[kOctK], vr[kOctV], wr[kOctV];
 #pragma unroll

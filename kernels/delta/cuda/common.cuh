@@ -203,34 +203,45 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
 }
 
 // In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
-// g were 0 there). Vector gates: Gs[i * kGateLd<K> + d]; scalar: Gs[i]. Flags positive log-decays.
-// Called by the whole block of NT threads; completes the caller's outstanding tile copies (vector
-// gates).
+// g were 0 there), in two calls by the whole block of NT threads. Vector gates: Gs[i * kGateLd<K> + d];
+// scalar: Gs[i]. gate_issue starts the copy of a vector gate's [C][K] tile as a cp.async group of
+// its own; issued ahead of the kernel's other tiles, it lands first, and gate_scan (after those
+// tiles are issued) waits for it alone and scans while they travel (scanning after every tile had
+// landed put the scan behind the kernel's whole load). gate_scan flags positive log-decays; the
+// caller synchronises the block before reading Gs (tiles_landed).
 template <int VAR, int K, int NT = kThreads>
-__device__ __forceinline__ void gate_cumsum(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
+__device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
-    // The [C][K] tile lands through cp.async (with any tiles issued before), then a per-channel scan
-    // in shared memory: two threads per channel scan 32 rows each, the second half adds the first
-    // half's total.
     async_tile<kChunk, K * 4, NT>(Gs, kGateLd<K> * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
-    tiles_landed();
-    constexpr int kHalf = kChunk / 2;
-    const int d = threadIdx.x % K, part = threadIdx.x / K;  // K = 128: parts 0, 1; K = 64: 0..3 (2 used)
+    cp_async_commit();
+  }
+}
+template <int VAR, int K, int NT = kThreads>
+__device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
+  if constexpr (VT<VAR>::vec_gate) {
+    cp_async_commit();  // the caller's copies since gate_issue: one group, left in flight
+    cp_async_wait<1>();
+    __syncthreads();
+    // Two threads per channel scan 32 rows each, the second half adds the first half's total: the
+    // same sums in every kernel and at every block size, so the forward's and the backward's G
+    // agree bit for bit.
+    constexpr int kHalf = kChunk / 2, GL = kGateLd<K>;
+    const int d = threadIdx.x % K, part = threadIdx.x / K;  // K = 128: parts 0, 1 (or 0..3); K = 64: 0..3 (2 used)
     if (part < 2) {
       float s = 0.f;
       bool positive = false;
       for (int i = part * kHalf; i < (part + 1) * kHalf; ++i) {
-        const float gi = Gs[i * kGateLd<K> + d];
+        const float gi = Gs[i * GL + d];
         positive |= gi > 0.f;
         s += gi;
-        Gs[i * kGateLd<K> + d] = s;
+        Gs[i * GL + d] = s;
       }
       if (positive && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
     }
     __syncthreads();
     if (part == 1) {
-      const float first = Gs[(kHalf - 1) * kGateLd<K> + d];
-      for (int i = kHalf; i < kChunk; ++i) Gs[i * kGateLd<K> + d] += first;
+      const float first = Gs[(kHalf - 1) * GL + d];
+      for (int i = kHalf; i < kChunk; ++i) Gs[i * GL + d] += first;
     }
   } else if constexpr (VT<VAR>::scalar_gate) {
     if (threadIdx.x < 32) {

@@ -251,14 +251,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   auto load_E = [&] { load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len); };
   auto load_dH = [&] { load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K); };
 
+  // The tiles land in three cp.async groups, in the order phase 1 reads them, so that its products
+  // start while the rest travel: q, ∂O, H (∂Q̂); E (∂P); k, 𝒯, ∂H⁺.
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
   load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+  load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+  load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
+  cp_async_commit();
+  load_E();
+  cp_async_commit();
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
   load_dH();
-  load_E();
-  load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+  cp_async_commit();
   if (threadIdx.x < kChunk) {
     float bt = 0.f;
     if constexpr (VTr::has_beta)
@@ -269,10 +274,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     rowkb[threadIdx.x] = 0.f;
   }
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
-  gate_scan<VAR, K, NT>(Gs, p, tok0, len, h);
-  tiles_landed();
+  gate_scan<VAR, K, NT, 3>(Gs, p, tok0, len, h);
+  cp_async_wait<2>();
+  __syncthreads();  // q, ∂O and H have landed; G is complete
   phase_mark(p.phase_cycles, 0);
-  if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);  // lands by phase 2
+  // ∂E (where it has its own slot) lands by phase 2, issued behind the prologue's tiles.
+  if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
 
   // Element d of a row. In a fragment epilogue (tile_for: e the accumulator index) a thread's
   // columns come in pairs (d − (e & 1), d − (e & 1) + 1), so the read takes the pair: once
@@ -331,6 +338,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       dG[0][j][e] += qv(r, d, e) * gm * x;
     });
   }
+  cp_async_wait<1>();
+  __syncthreads();  // E has landed
   {
     float acc[1][NTC][4];
     frag_zero(acc);
@@ -343,6 +352,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     frag_store_bf16(acc, dPb, kCP, cm0, cn0);
   }
+  cp_async_wait<0>();
+  __syncthreads();  // k, 𝒯 and ∂H⁺ have landed
   if constexpr (VTr::gated) {  // e^γ ⊙ Σ_v H ⊙ ∂H⁺ (row d of the state)
     // A thread sums one part of a row with 16-byte loads (consecutive threads: consecutive rows,
     // free of bank conflicts). A warp per row with a shuffle reduction after each was a chain of

@@ -218,6 +218,7 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
     betas[threadIdx.x] = bt;
   }
   phase_start(p.phase_cycles);
+  cp_async_commit();  // the caller's tiles: one group, left in flight during the scan
   gate_scan<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
@@ -640,17 +641,11 @@ struct StateFwdShape {
 };
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
+// A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
+// frag_store_global's 16-byte rows serve it.
 template <int N>
 __device__ __forceinline__ void wg_store_rows(const float (&acc)[N / 2], bf16_t* dst, int64_t ld, int valid, float alpha) {
-  const int t = threadIdx.x & 127, r0 = 16 * (t >> 5) + ((t & 31) >> 2);
-  bf16_t* const row0 = dst + r0 * ld + 2 * (t & 3);
-  bf16_t* const row1 = row0 + 8 * ld;
-  const bool v0 = r0 < valid, v1 = r0 + 8 < valid;
-#pragma unroll
-  for (int j = 0; j < N / 8; ++j) {
-    if (v0) *reinterpret_cast<__nv_bfloat162*>(row0 + 8 * j) = __floats2bfloat162_rn(alpha * acc[4 * j], alpha * acc[4 * j + 1]);
-    if (v1) *reinterpret_cast<__nv_bfloat162*>(row1 + 8 * j) = __floats2bfloat162_rn(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]);
-  }
+  frag_store_global(reinterpret_cast<const float(&)[1][N / 8][4]>(acc), dst, ld, 16 * ((threadIdx.x >> 5) & 3), 0, valid, alpha);
 }
 
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs

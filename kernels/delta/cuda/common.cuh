@@ -118,11 +118,53 @@ __device__ __forceinline__ float2 bf2f2(const bf16_t* x) {
 constexpr size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 constexpr size_t cmax(size_t a, size_t b) { return a > b ? a : b; }
 
+// x[j] of quad thread s becomes x[s] of quad thread j (a 4 × 4 transpose over the four threads
+// that share an accumulator row): two rounds of two shuffles, at distance 2 and then 1.
+__device__ __forceinline__ void quad_transpose4(uint32_t (&x)[4]) {
+  const int lane = threadIdx.x & 31;
+  const bool hi = lane & 2, odd = lane & 1;
+  uint32_t r0 = __shfl_xor_sync(0xffffffffu, hi ? x[0] : x[2], 2);
+  uint32_t r1 = __shfl_xor_sync(0xffffffffu, hi ? x[1] : x[3], 2);
+  if (hi) x[0] = r0, x[1] = r1;
+  else x[2] = r0, x[3] = r1;
+  r0 = __shfl_xor_sync(0xffffffffu, odd ? x[0] : x[1], 1);
+  r1 = __shfl_xor_sync(0xffffffffu, odd ? x[2] : x[3], 1);
+  if (odd) x[0] = r0, x[2] = r1;
+  else x[1] = r0, x[3] = r1;
+}
+
 // Stores rows r < valid of a warp's fragment to global dst[r * row_stride + c] as bf16, times alpha.
+// With NT a multiple of 4 the quad that holds a row swaps its pieces of four adjacent n8 tiles
+// (quad_transpose4), so that each thread stores one tile's 8 columns as 16 bytes: a quarter of
+// the store instructions and memory requests of the 4-byte column pairs (where the 16-byte rows
+// went out through shared memory instead, grad_chunk's dq and dk phase took 2.5k cycles less a
+// CTA). Needs dst, row_stride and n0 at multiples of 8 elements.
 template <int MT, int NT>
 __device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4], bf16_t* dst, int64_t row_stride, int m0,
                                                   int n0, int valid, float alpha = 1.f) {
-  frag_store_rows(acc, dst, row_stride, m0, n0, valid, alpha);
+  if constexpr (NT % 4 != 0) {
+    frag_store_rows(acc, dst, row_stride, m0, n0, valid, alpha);
+  } else {
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = m0 + 16 * i + g + 8 * h;
+        bf16_t* const row = dst + r * row_stride + n0 + 8 * t;
+#pragma unroll
+        for (int jb = 0; jb < NT; jb += 4) {
+          uint32_t x[4];
+#pragma unroll
+          for (int s = 0; s < 4; ++s) {
+            const __nv_bfloat162 v = __floats2bfloat162_rn(alpha * acc[i][jb + s][2 * h], alpha * acc[i][jb + s][2 * h + 1]);
+            x[s] = *reinterpret_cast<const uint32_t*>(&v);
+          }
+          quad_transpose4(x);  // x: tile jb + t's columns 8 (jb + t) + 0..7, in order
+          if (r < valid) *reinterpret_cast<uint4*>(row + 8 * jb) = make_uint4(x[0], x[1], x[2], x[3]);
+        }
+      }
+  }
 }
 
 // Asynchronous global->shared copies (cp.async, 16 bytes; src_bytes 0 writes zeros).
@@ -206,9 +248,9 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
 // g were 0 there), in two calls by the whole block of NT threads. Vector gates: Gs[i * kGateLd<K> + d];
 // scalar: Gs[i]. gate_issue starts the copy of a vector gate's [C][K] tile as a cp.async group of
 // its own; issued ahead of the kernel's other tiles, it lands first, and gate_scan (after those
-// tiles are issued) waits for it alone and scans while they travel (scanning after every tile had
-// landed put the scan behind the kernel's whole load). gate_scan flags positive log-decays; the
-// caller synchronises the block before reading Gs (tiles_landed).
+// tiles are issued and committed) waits for it alone and scans while they travel (scanning after
+// every tile had landed put the scan behind the kernel's whole load). gate_scan flags positive
+// log-decays; the caller synchronises the block before reading Gs (tiles_landed).
 template <int VAR, int K, int NT = kThreads>
 __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
@@ -216,11 +258,10 @@ __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int 
     cp_async_commit();
   }
 }
-template <int VAR, int K, int NT = kThreads>
+template <int VAR, int K, int NT = kThreads, int PENDING = 1>
 __device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
-    cp_async_commit();  // the caller's copies since gate_issue: one group, left in flight
-    cp_async_wait<1>();
+    cp_async_wait<PENDING>();  // PENDING: the cp.async groups the caller committed after gate_issue's
     __syncthreads();
     // Two threads per channel scan 32 rows each, the second half adds the first half's total: the
     // same sums in every kernel and at every block size, so the forward's and the backward's G

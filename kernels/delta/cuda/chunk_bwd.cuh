@@ -377,6 +377,24 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
   if constexpr (!L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
+  // v and w (GDN2) straight from global memory into registers in R_U's fragment layout (column
+  // pairs as one 4-byte load), issued before this phase's products so that their latency hides
+  // behind them: read after the products, the loads stood exposed at the end of the phase.
+  uint32_t vraw[2][NTV], wraw[2][NTV];
+  {
+    const int lane = threadIdx.x & 31, r0 = m0 + (lane >> 2);
+    const int64_t at0 = baseV + int64_t(r0) * strideV + nV + 2 * (lane & 3);
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+      const bool ok = r0 + 8 * hh < len;
+      const int64_t at = at0 + 8 * hh * strideV;
+#pragma unroll
+      for (int j = 0; j < NTV; ++j) {
+        vraw[hh][j] = ok ? *reinterpret_cast<const uint32_t*>(p.v + at + 8 * j) : 0u;
+        if constexpr (VAR == kGDN2) wraw[hh][j] = ok ? *reinterpret_cast<const uint32_t*>(p.w + at + 8 * j) : 0u;
+      }
+    }
+  }
   tiles_landed();
   if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
     load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
@@ -393,18 +411,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
     warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
-    {  // v and w (GDN2) straight from global memory in the fragment layout, column pairs as one load
-      const int lane = threadIdx.x & 31, r0 = m0 + (lane >> 2);
-      const int64_t at0 = baseV + int64_t(r0) * strideV + nV + 2 * (lane & 3);
+    {
+      const int r0 = m0 + ((threadIdx.x & 31) >> 2);
+      auto pair = [](uint32_t u) { return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&u)); };
 #pragma unroll
       for (int hh = 0; hh < 2; ++hh) {
         const int r = r0 + 8 * hh;
-        const int64_t at = at0 + 8 * hh * strideV;
 #pragma unroll
         for (int j = 0; j < NTV; ++j) {
-          const float2 vr = r < len ? bf2f2(p.v + at + 8 * j) : make_float2(0.f, 0.f);
+          const float2 vr = pair(vraw[hh][j]);
           float2 om = make_float2(betas[r], betas[r]);
-          if constexpr (VAR == kGDN2) om = r < len ? bf2f2(p.w + at + 8 * j) : make_float2(0.f, 0.f);
+          if constexpr (VAR == kGDN2) om = pair(wraw[hh][j]);
           out[0][j][2 * hh] = om.x * acc[0][j][2 * hh];  // ∂v = Ω ⊙ R_U
           out[0][j][2 * hh + 1] = om.y * acc[0][j][2 * hh + 1];
           rsum[0][j][2 * hh] = vr.x * acc[0][j][2 * hh];  // ∂ω = V ⊙ R_U

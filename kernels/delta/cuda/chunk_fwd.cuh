@@ -55,18 +55,20 @@ struct PrepLayout {
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
 };
 
-// acc[i][c] += Σ_{k < N} a[i lda + k] b[k ldb + c] for i < 2, c < 4, k in order: a 2×4 micro-tile
-// of an fp32 product in shared memory (6 loads per 8 FMAs).
-template <int N>
-__device__ __forceinline__ void micro_tile_2x4_add(float (&acc)[2][4], const float* a, int lda, const float* b, int ldb) {
+// acc[i][c] += Σ_{k < N} a[i lda + k] b[k ldb + c] for i < RM, c < CN, k in order: an RM × CN
+// micro-tile of an fp32 product in shared memory.
+template <int RM, int CN, int N>
+__device__ __forceinline__ void micro_tile_add(float (&acc)[RM][CN], const float* a, int lda, const float* b, int ldb) {
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const float x0 = a[k], x1 = a[lda + k];
+    float x[RM];
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
+    for (int i = 0; i < RM; ++i) x[i] = a[i * lda + k];
+#pragma unroll
+    for (int c = 0; c < CN; ++c) {
       const float y = b[k * ldb + c];
-      acc[0][c] += x0 * y;
-      acc[1][c] += x1 * y;
+#pragma unroll
+      for (int i = 0; i < RM; ++i) acc[i][c] += x[i] * y;
     }
   }
 }
@@ -75,12 +77,15 @@ __device__ __forceinline__ void micro_tile_2x4_add(float (&acc)[2][4], const flo
 // Blocked, all in fp32: the four 16×16 diagonal blocks by forward substitution, one thread a
 // column held in registers (the block's As rows are broadcast loads; no shuffles or warp barriers
 // between the 15 steps), then block row I = 1..3: M_J = Σ_{J<=K<I} A_IK T_KJ and T_IJ = −T_II M_J,
-// one warp a 16×16 block (warp J < I), a lane a 2×4 micro-tile: 6 shared loads per 8 FMAs, a
-// row's blocks in parallel. 7 barriers in all.
+// a row's blocks in parallel, NT / 128 warps a block (a warp 16 / (NT / 128) of its rows, a lane
+// an RM × 2 micro-tile). One warp a block (2 × 4 micro-tiles) left the deepest chain (I = 3,
+// J = 0: 48 steps of 6 loads and 8 FMAs) to one warp while the others idled. Every entry sums in
+// the same order either way. 7 barriers in all.
 template <int NT = kThreads>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, float* Mt) {
   constexpr int LD = kChunk + 1, B = kBlock;
-  static_assert(B == 16 && kChunk / B <= NT / 32 && kChunk <= NT, "a warp per 16×16 block");
+  constexpr int kSplit = NT / 128, kRows = B / kSplit, RM = kRows / 4;  // warps a block, their rows, a lane's
+  static_assert(B == 16 && kChunk / B == 4 && kSplit >= 1 && RM >= 1 && kChunk <= NT, "4 row blocks of 16, 4+ warps");
   // Blocks above the diagonal are zero (the diagonal blocks and those below are written next).
   for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += NT) {
     const int r = idx / kChunk, c = idx % kChunk;
@@ -102,29 +107,26 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
   }
   __syncthreads();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int r0 = 2 * (lane >> 2), c0 = 4 * (lane & 3);  // this lane's rows r0, r0 + 1, columns c0..c0+3
+  // This warp's block J; this lane's rows r0..r0+RM-1 and columns c0, c0 + 1 of it.
+  const int J = warp / kSplit, r0 = (warp % kSplit) * kRows + RM * (lane >> 3), c0 = 2 * (lane & 7);
   for (int I = 1; I < kChunk / B; ++I) {
-    if (warp < I) {  // M_J, J = warp
-      const int J = warp;
-      float m[2][4] = {};
+    if (J < I) {  // M_J
+      float m[RM][2] = {};
       for (int Kb = J; Kb < I; ++Kb)
-        micro_tile_2x4_add<B>(m, As + (B * I + r0) * LD + B * Kb, LD, Ts + (B * Kb) * LD + B * J + c0, LD);
+        micro_tile_add<RM, 2, B>(m, As + (B * I + r0) * LD + B * Kb, LD, Ts + (B * Kb) * LD + B * J + c0, LD);
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        Mt[(J * B + r0) * B + c0 + c] = m[0][c];
-        Mt[(J * B + r0 + 1) * B + c0 + c] = m[1][c];
-      }
+      for (int i = 0; i < RM; ++i)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) Mt[(J * B + r0 + i) * B + c0 + c] = m[i][c];
     }
     __syncthreads();
-    if (warp < I) {  // T_IJ = −T_II M_J, J = warp
-      const int J = warp;
-      float t[2][4] = {};
-      micro_tile_2x4_add<B>(t, Ts + (B * I + r0) * LD + B * I, LD, Mt + J * B * B + c0, B);
+    if (J < I) {  // T_IJ = −T_II M_J
+      float t[RM][2] = {};
+      micro_tile_add<RM, 2, B>(t, Ts + (B * I + r0) * LD + B * I, LD, Mt + J * B * B + c0, B);
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        Ts[(B * I + r0) * LD + B * J + c0 + c] = -t[0][c];
-        Ts[(B * I + r0 + 1) * LD + B * J + c0 + c] = -t[1][c];
-      }
+      for (int i = 0; i < RM; ++i)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) Ts[(B * I + r0 + i) * LD + B * J + c0 + c] = -t[i][c];
     }
     __syncthreads();
   }

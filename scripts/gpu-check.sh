@@ -3,6 +3,13 @@
 # the benchmarks, and prints a summary table last. Exits non-zero when any step failed (a GPU
 # test that skips counts as a failure here: this machine has a GPU).
 # Usage: scripts/gpu-check.sh [BUILD_DIR]   (default build-gpu)
+#   PHASES=1      after the sanitizers, every kernel's time and phase cycles at shape 0
+#                 (REWY_KERNEL_TIMING=2 bench_delta, all ops, Recompute) into $OUT/phases.txt
+#   AB_SRC=DIR    a second source tree to time beside this one in the same call, e.g. a base
+#                 commit: `git archive OLD | tar -x -C build-ab/src` here, carried to the GPU
+#                 machine (git-ignored under /build*/). Its bench_delta builds into AB_SRC/../build
+#                 alongside this build; with PHASES=1 it is timed too ($OUT/phases_base.txt) and
+#                 bench/compare_phases.py prints old / new per kernel.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REWY_ROOT"
@@ -37,6 +44,15 @@ else
 fi
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -gt 0 ] || echo "gpu-check: warning: nvidia-smi sees no GPU" >&2
+
+ab_build=""
+if [ -n "${AB_SRC:-}" ]; then
+  ab_build="$(realpath -m "$AB_SRC/../build")"
+  # Its own configure and build, in the background beside ours (its common.sh, its root).
+  (cd "$AB_SRC" && source scripts/common.sh && rewy_configure "$ab_build" -DREWY_CUDA=ON >/dev/null &&
+    rewy_build "$ab_build" bench_delta) >"$build.ab-build.log" 2>&1 &
+  ab_pid=$!
+fi
 
 t0=$SECONDS
 if rewy_configure "$build" -DREWY_CUDA=ON && rewy_build "$build"; then
@@ -84,6 +100,31 @@ if command -v compute-sanitizer >/dev/null 2>&1 && [ "${SANITIZERS:-1}" = 1 ]; t
   done
 else
   row sanitizers "-" 0 "compute-sanitizer not found or SANITIZERS=0"
+fi
+
+# Kernel and phase timing at shape 0 (and the AB_SRC build's, for a same-call comparison).
+if [ "${PHASES:-0}" = 1 ]; then
+  t0=$SECONDS
+  out_dir=${OUT:-out}
+  mkdir -p "$out_dir"
+  phases() {  # BUILD FILE: ok only when the run printed its kernel table (bench_delta skips without a GPU)
+    REWY_KERNEL_TIMING=2 "$1/bench/bench_delta" --ops deltanet,gdn,kda,gdn2 --shapes 0 --policies recompute \
+      --gates bench --samples 3 >"$2" 2>&1 && grep -q "us/call" "$2"
+  }
+  if phases "$build" "$out_dir/phases.txt"; then detail="$out_dir/phases.txt"; st=ok
+  else detail="no kernel timing: see $out_dir/phases.txt"; st=FAIL; fi
+  if [ -n "$ab_build" ]; then
+    if wait "$ab_pid" && phases "$ab_build" "$out_dir/phases_base.txt"; then
+      python3 bench/compare_phases.py "$out_dir/phases_base.txt" "$out_dir/phases.txt" | sed -n '/^kernel /,/^$/p'
+      detail="$detail, base: $out_dir/phases_base.txt"
+    else
+      st=FAIL
+      detail="$detail; AB_SRC did not build or run: see $build.ab-build.log, $out_dir/phases_base.txt"
+    fi
+  fi
+  row phases "$st" $((SECONDS - t0)) "$detail"
+elif [ -n "$ab_build" ]; then
+  wait "$ab_pid" || true
 fi
 
 # Benchmarks: the delta-rule kernels beside FLA when its package is carried (scripts/bench-vs-fla.sh

@@ -157,16 +157,21 @@ void dispatch_threads(int warps, F&& f) {
   else f(std::integral_constant<int, kThreads>{});
 }
 
+// A chunk-parallel kernel (one CTA of NT threads per (chunk, head), kSmem bytes of dynamic shared
+// memory): its shared-memory limit raised once per kernel, then a phase-timed launch under `name`.
+template <auto kKernel, int NT, size_t kSmem, int N>
+void launch_chunk_parallel(const std::string& name, const char* const (&labels)[N], const DeltaParams& p,
+                           cudaStream_t s) {
+  static const bool once = (set_smem(kKernel, kSmem, name, NT), true);
+  (void)once;
+  phase_timed_launch(name, s, p, labels,
+                     [&](const DeltaParams& q) { kKernel<<<dim3(q.num_chunks, q.H), NT, kSmem, s>>>(q); });
+}
+
 template <int VAR, int K, int V, int NT>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
-  using L = PrepLayout<VAR, K, V>;
   static const std::string name = kname("wy_prep", VAR, K, V, NT / 32);
-  static const bool once = (set_smem(wy_prep_kernel<VAR, K, V, NT>, L::total, name, NT), true);
-  (void)once;
-  phase_timed_launch(name, s, p,
-                     kPrepPhases, [&](const DeltaParams& q) {
-                       wy_prep_kernel<VAR, K, V, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
-                     });
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
 }
 
 template <int VAR, int K, int V>
@@ -176,13 +181,8 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: L
 
 template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
-  using L = ReplayLayout<VAR, K, V>;
   static const std::string name = kname("wy_replay", VAR, K, V, NT / 32);
-  static const bool once = (set_smem(wy_replay_kernel<VAR, K, V, NT>, L::total, name, NT), true);
-  (void)once;
-  phase_timed_launch(name, s, p, kReplayPhases, [&](const DeltaParams& q) {
-    wy_replay_kernel<VAR, K, V, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
-  });
+  launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT>, NT, ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
 }
 
 template <int VAR, int K, int V>
@@ -217,14 +217,9 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, bool REWY, int NT>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
-  using L = GradLayout<VAR, K, V>;
   static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
-  static const bool once = (set_smem(grad_chunk_kernel<VAR, K, V, REWY, NT>, L::total, name, NT), true);
-  (void)once;
-  phase_timed_launch(name, s, p,
-                     kGradPhases, [&](const DeltaParams& q) {
-                       grad_chunk_kernel<VAR, K, V, REWY, NT><<<dim3(q.num_chunks, q.H), NT, L::total, s>>>(q);
-                     });
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases, p,
+                                                                                                   s);
 }
 
 template <int VAR, int K, int V, bool REWY>

@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
     {
       const int r0 = m0 + ((threadIdx.x & 31) >> 2);
-      auto pair = [](uint32_t u) { return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&u)); };
+      auto pair = [](const uint32_t& u) { return bf2f2(reinterpret_cast<const bf16_t*>(&u)); };
 #pragma unroll
       for (int hh = 0; hh < 2; ++hh) {
         const int r = r0 + 8 * hh;

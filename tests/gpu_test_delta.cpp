@@ -138,12 +138,26 @@ TEST(GpuDelta, ChannelGatesRealisticAndOutOfRange) {
     }
     RandomCase steep = c;
     steep.in.g = Tensor::full(c.in.g.shape(), -12.0, DType::F64);
-    try {
-      forward(cfg, to_cuda(steep, cuda(0)).in);
-      ADD_FAILURE() << "a per-step log-decay of -12 should be refused";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("falls too fast"), std::string::npos) << e.what();
-    }
+    const RandomCase steep_dev = to_cuda(steep, cuda(0)), good_dev = to_cuda(c, cuda(0));
+    auto expect_refused = [&](auto&& call, const char* what, const char* names) {
+      try {
+        call();
+        ADD_FAILURE() << what << ": a per-step log-decay of -12 should be refused";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("falls too fast"), std::string::npos) << what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << what << ": " << e.what();
+      }
+    };
+    // The checks run in the kernels: verify() waits for them, backward() of that result raises,
+    // and an unverified result's error is raised by the next call once its kernels have run.
+    expect_refused([&] { forward(cfg, steep_dev.in).verify(); }, "verify", name(v));
+    const ForwardResult bad = forward(cfg, steep_dev.in);
+    // (backward's entry check finds the stored error first when the forward has already run)
+    expect_refused([&] { backward(cfg, steep_dev.in, bad, steep_dev.dout, steep_dev.dht); }, "backward", "");
+    { const ForwardResult dropped = forward(cfg, steep_dev.in); }
+    synchronize(Stream::default_for(cuda(0)));
+    expect_refused([&] { forward(cfg, good_dev.in); }, "next call", "an earlier CUDA delta-rule forward");
+    EXPECT_NO_THROW(forward(cfg, good_dev.in).verify()) << "the error is raised once";
   }
 }
 

@@ -20,6 +20,7 @@
 //   CUDA chunk (bf16 q/k/v/beta/b/w/do, f32 g and states; see kernels/delta/cuda/).
 // Gradient convention: backward *writes* (=) every gradient it returns (they are activations).
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,10 +121,24 @@ struct Saved {
   Tensor gexp;   // e^γ of each chunk, [num_chunks, H, K]
 };
 
+// CUDA: the forward's checks of g's values (g <= 0; gate spans the kernels support) run in its
+// kernels and end after forward() returns: a host synchronisation inside every call would stall
+// each layer of a training step. Their error is raised by ForwardResult::verify() (waits for that
+// forward), by backward() of that result, or by the next CUDA delta-rule call on the device.
+struct PendingCheck {
+  virtual ~PendingCheck() = default;
+  virtual void wait_and_raise() const = 0;
+};
+
 struct ForwardResult {
   Tensor o;   // [B, T, H, V]
   Tensor ht;  // [N, H, K, V] (undefined unless cfg.output_final_state)
   Saved saved;
+  std::shared_ptr<const PendingCheck> pending;  // CUDA only
+  // Waits for the forward's device-side checks and throws their error (no-op on CPU).
+  void verify() const {
+    if (pending) pending->wait_and_raise();
+  }
 };
 
 struct Grads {

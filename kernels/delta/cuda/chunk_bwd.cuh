@@ -32,6 +32,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
   constexpr bool kQlo = VT<VAR>::gated;         // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
   constexpr bool kKraw = VT<VAR>::scalar_gate;  // K̄'s decay as a row factor in fp32
   using L = SeqLayout<K, V, BV, kQlo, kKraw>;
+  static_assert(L::fits, "state_bwd's shared memory exceeds the H200's 227 KB per block");
   using S = typename L::S;
   using ST = StateTile<K, BV>;
   constexpr int KP = S::KP, BVP = S::BVP, NE = BV / 16;
@@ -255,6 +256,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // k, 𝒯, ∂H⁺. The first group lands hardly earlier than all of them (the prologue is bound by what
   // one SM pulls, about 23 bytes a cycle), so this gained GDN2 3% and held the others within 1.5%
   // (H200, 2026-11-30).
+  const float bt = issue_beta<VAR>(p, tok0, len, h);
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
   load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
@@ -267,9 +269,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   load_dH();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
-    float bt = 0.f;
-    if constexpr (VTr::has_beta)
-      if (int(threadIdx.x) < len) bt = bf2f(p.beta[int64_t(tok0 + threadIdx.x) * p.H + h]);
     betas[threadIdx.x] = bt;
     rowacc[threadIdx.x] = 0.f;
     rowg[threadIdx.x] = 0.f;

@@ -208,17 +208,22 @@ struct ChunkAt {
         baseV((int64_t(tok0) * p.H + h) * V), baseC((int64_t(tok0) * p.H + h) * kChunk) {}
 };
 
-// β of the chunk's rows (0 past its end, and for GDN2) into betas [C], G into Gs (gate_scan; the
-// caller called gate_issue ahead of its own tile copies), then lands those copies and synchronises
-// the block: the first phase of wy_prep and wy_replay.
+// β of row threadIdx.x < C of the chunk (0 past its end, for GDN2, and for threads >= C), read
+// into a register ahead of the kernel's tile copies so that it does not arrive behind them.
+template <int VAR>
+__device__ __forceinline__ float issue_beta(const DeltaParams& p, int tok0, int len, int h) {
+  if constexpr (VT<VAR>::has_beta)
+    if (int(threadIdx.x) < len) return bf2f(p.beta[int64_t(tok0 + threadIdx.x) * p.H + h]);
+  return 0.f;
+}
+
+// β of the chunk's rows (bt: issue_beta's) into betas [C], G into Gs (gate_scan; the caller called
+// gate_issue ahead of its own tile copies), then lands those copies and synchronises the block:
+// the first phase of wy_prep and wy_replay.
 template <int VAR, int K, int V, int NT>
-__device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const DeltaParams& p, const ChunkAt<K, V>& at) {
-  if (threadIdx.x < kChunk) {
-    float bt = 0.f;
-    if constexpr (VT<VAR>::has_beta)
-      if (int(threadIdx.x) < at.len) bt = bf2f(p.beta[int64_t(at.tok0 + threadIdx.x) * p.H + at.h]);
-    betas[threadIdx.x] = bt;
-  }
+__device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const DeltaParams& p, const ChunkAt<K, V>& at,
+                                                float bt) {
+  if (threadIdx.x < kChunk) betas[threadIdx.x] = bt;
   phase_start(p.phase_cycles);
   cp_async_commit();  // the caller's tiles: one group, left in flight during the scan
   gate_scan<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
@@ -253,6 +258,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
 
   const ChunkAt<K, V> at(p);
 
+  const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
   load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
@@ -261,7 +267,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
     load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
   }
-  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at);
+  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at, bt);
   if constexpr (VT<VAR>::vec_gate) check_gate_span<K, NT>(Gs, p);
 
   // P = tril(Q̂ K̃ᵀ) and A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
@@ -373,6 +379,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   auto row_of = [](int it, int N) { return (it * NT + int(threadIdx.x)) / (N / 8); };
   auto col_of = [](int it, int N) { return (it * NT + int(threadIdx.x)) % (N / 8) * 8; };
 
+  const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
   uint4 qr[kOctK], kr[kOctK], br[kOctK], vr[kOctV], wr[kOctV];
@@ -389,7 +396,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
     vr[it] = load_row16(p.v + at.baseV, at.strideV, i, e0, at.len);
     if constexpr (VAR == kGDN2) wr[it] = load_row16(p.w + at.baseV, at.strideV, i, e0, at.len);
   }
-  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at);
+  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at, bt);
 
 #pragma unroll
   for (int it = 0; it < kOctK; ++it) {
@@ -501,7 +508,7 @@ struct SeqLayout {
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
   static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
   static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
-  static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
+  static constexpr bool fits = total <= 227 * 1024;  // the H200's shared memory per block
 };
 
 // e^{γ − G_r} at this thread's accumulator rows r = m0 + g and m0 + g + 8 (g = lane / 4) of a C×·

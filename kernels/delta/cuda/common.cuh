@@ -29,8 +29,9 @@ struct VT {
   static constexpr bool has_beta = VAR != kGDN2;
 };
 
-// Error bits reported through DeltaParams::error_flag.
-enum : int { kErrGateSpan = 1, kErrPositiveGate = 2 };
+// Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
+// stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).
+enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrWords = 2 };
 
 // Where a chunk sits in the token stream: its first token and its valid rows (1..C).
 struct ChunkSpan {
@@ -246,15 +247,24 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
 
 // In-chunk inclusive cumsum of the log-decay into shared memory (rows >= len continue flat, as if
 // g were 0 there), in two calls by the whole block of NT threads. Vector gates: Gs[i * kGateLd<K> + d];
-// scalar: Gs[i]. gate_issue starts the copy of a vector gate's [C][K] tile as a cp.async group of
-// its own; issued ahead of the kernel's other tiles, it lands first, and gate_scan (after those
-// tiles are issued and committed) waits for it alone and scans while they travel (scanning after
-// every tile had landed put the scan behind the kernel's whole load). gate_scan flags positive
-// log-decays; the caller synchronises the block before reading Gs (tiles_landed).
+// scalar: Gs[i]. gate_issue starts the copy of the chunk's gates (a vector gate's [C][K] tile; a
+// scalar gate's C values, two a lane of warp 0) as a cp.async group of its own; issued ahead of
+// the kernel's other tiles, it lands first, and gate_scan (after those tiles are issued and
+// committed) waits for it alone and scans while they travel (scanning after every tile had landed
+// put the scan behind the kernel's whole load; a scalar gate read with plain loads after the tiles
+// were issued arrived behind them). gate_scan flags positive log-decays; the caller synchronises
+// the block before reading Gs (tiles_landed).
 template <int VAR, int K, int NT = kThreads>
 __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
   if constexpr (VT<VAR>::vec_gate) {
     async_tile<kChunk, K * 4, NT>(Gs, kGateLd<K> * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
+    cp_async_commit();
+  } else if constexpr (VT<VAR>::scalar_gate) {
+    static_assert(kChunk == 64, "two rows a lane");
+    if (threadIdx.x < 32)
+#pragma unroll
+      for (int r = 2 * int(threadIdx.x); r < 2 * int(threadIdx.x) + 2; ++r)
+        cp_async4(Gs + r, p.g + (int64_t(tok0) + (r < len ? r : 0)) * p.H + h, r < len);  // 0 past len
     cp_async_commit();
   }
 }
@@ -277,7 +287,7 @@ __device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p, int t
         s += gi;
         Gs[i * GL + d] = s;
       }
-      if (positive && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
+      if (positive && p.error_flag) p.error_flag[kErrPositiveGate] = 1;
     }
     __syncthreads();
     if (part == 1) {
@@ -287,10 +297,9 @@ __device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p, int t
   } else if constexpr (VT<VAR>::scalar_gate) {
     if (threadIdx.x < 32) {
       const int lane = threadIdx.x;
-      const float* src = p.g + int64_t(tok0) * p.H + h;
-      const float g0 = 2 * lane < len ? src[int64_t(2 * lane) * p.H] : 0.f;
-      const float g1 = 2 * lane + 1 < len ? src[int64_t(2 * lane + 1) * p.H] : 0.f;
-      if ((g0 > 0.f || g1 > 0.f) && p.error_flag) atomicOr(p.error_flag, kErrPositiveGate);
+      cp_async_wait<PENDING>();  // this lane's own two copies: no barrier needed
+      const float g0 = Gs[2 * lane], g1 = Gs[2 * lane + 1];
+      if ((g0 > 0.f || g1 > 0.f) && p.error_flag) p.error_flag[kErrPositiveGate] = 1;
       const float2 G = warp_pair_cumsum(g0, g1);
       Gs[2 * lane] = G.x;
       Gs[2 * lane + 1] = G.y;
@@ -322,7 +331,7 @@ __device__ __forceinline__ void check_gate_span(const float* Gs, const DeltaPara
                   last = Gs[(kBlock * I + kBlock - 1) * GL + d];
       bad |= (first - ref > kMaxExponent) || (ref - last > kMaxExponent);
     }
-    if (bad && p.error_flag) atomicOr(p.error_flag, kErrGateSpan);
+    if (bad && p.error_flag) p.error_flag[kErrGateSpan] = 1;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "engine/copy.h"
@@ -60,6 +61,63 @@ ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   return ct;
 }
 
+// The device-side gate checks' error words (kErrWords ints), one array per device in mapped
+// pinned host memory: kernels store into them, the host reads them without a copy or a sync.
+volatile int* error_words(int device) {
+  static std::mutex mu;
+  static std::map<int, int*> words;
+  std::lock_guard<std::mutex> g(mu);
+  int*& w = words[device];
+  if (!w) {
+    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&w), kErrWords * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+    for (int i = 0; i < kErrWords; ++i) w[i] = 0;
+  }
+  return w;
+}
+
+int* error_words_on_device(int device) {
+  int* d = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), const_cast<int*>(error_words(device)), 0));
+  return d;
+}
+
+// Throws (and clears) an error some forward's kernels stored for `device`; `who` names the call.
+void raise_stored_errors(int device, const std::string& who) {
+  volatile int* w = error_words(device);
+  const bool span = w[kErrGateSpan] != 0, positive = w[kErrPositiveGate] != 0;
+  if (!span && !positive) return;
+  w[kErrGateSpan] = w[kErrPositiveGate] = 0;
+  REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
+  REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
+            "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
+            "kernels do not support such gates; use --device cpu",
+            who);
+}
+
+// A forward's checks: its end on the stream, then the error words.
+class ForwardCheck final : public PendingCheck {
+ public:
+  ForwardCheck(int device, Variant v, cudaStream_t s) : device_(device), variant_(v) {
+    CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(done_, s));
+  }
+  ~ForwardCheck() override { cudaEventDestroy(done_); }  // no throw from a destructor
+  void wait_and_raise() const override {
+    CUDA_CHECK(cudaEventSynchronize(done_));
+    raise_stored_errors(device_, name(variant_));
+  }
+
+ private:
+  int device_;
+  Variant variant_;
+  cudaEvent_t done_{};
+};
+
+// Errors of earlier forwards whose kernels have run, raised at the next call's entry.
+void raise_earlier_errors(int device) {
+  raise_stored_errors(device, fmt::format("an earlier CUDA delta-rule forward on cuda:{}", device));
+}
+
 template <class T> T* ptr(const Tensor& t) { return t.defined() ? static_cast<T*>(t.data_ptr()) : nullptr; }
 
 void check_cuda_inputs(const Config& cfg, const Dims& d, const Inputs& in) {
@@ -97,6 +155,10 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   const bool wide = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 128) >= 128;
   li.bv = cfg.state_slice ? cfg.state_slice
           : wide ? 128 : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
+  // state_bwd takes 128 by the same rule where its stages fit (DeltaNet): one wave instead of two
+  // at shapes 0 and 4, 4.5% faster; the replay's state pass at 128 was 31% slower than at 64 (two
+  // CTAs an SM), so it keeps bv (H200, 2026-11-30, docs/measurements/2026-11-30-s6/bv{64,128}.txt).
+  li.bwd_bv = cfg.state_slice ? cfg.state_slice : pairs * (d.V / 128) >= 128 ? 128 : li.bv;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
   // wy_prep at 16 warps: KDA's (one CTA an SM) 599 -> 579 µs, GDN2's 606 -> 622, DeltaNet's
   // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt).
@@ -196,6 +258,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   require_supported_gpu(dev);
   DeviceGuard guard(dev);
   check_cuda_inputs(cfg, d, in_raw);
+  raise_earlier_errors(dev.index);
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
   const ChunkTable ct = make_chunk_table(d, dev, s);
@@ -208,13 +271,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
-  Tensor err = Tensor::zeros({1}, DType::I32, dev, &s);
 
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   bind_intermediates(p, sv);
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
-  p.error_flag = ptr<int>(err);
+  p.error_flag = error_words_on_device(dev.index);
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) {
       launch_forward<decltype(vc)::value>(p, launch_info(cfg, d, s, Pass::Forward));
@@ -222,13 +284,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   else if (r.ht.defined())  // no tokens: the state passes straight through
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
 
-  const int flags = int(err.item());
-  REWY_CHECK(!(flags & kErrPositiveGate), "{}: g holds positive log-decays; g must be <= 0", name(cfg.variant));
-  REWY_CHECK(!(flags & kErrGateSpan),
-             "{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
-             "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
-             "kernels do not support such gates; use --device cpu",
-             name(cfg.variant));
+  r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   if (!save) {  // Recompute keeps 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G); the replay rebuilds the rest
     const Tensor Tinv = sv.Tinv, P = sv.P;
     sv = Saved{};
@@ -247,6 +303,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   check_cuda_inputs(cfg, d, in_raw);
   REWY_CHECK(dout.dtype() == DType::BF16, "dout must be bf16 on CUDA, got {}", dtype_name(dout.dtype()));
   if (dht.defined()) REWY_CHECK(dht.dtype() == DType::F32, "dht must be f32 on CUDA, got {}", dtype_name(dht.dtype()));
+  raise_earlier_errors(dev.index);
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
   const ChunkTable ct = make_chunk_table(d, dev, s);
@@ -308,6 +365,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   } else if (gr.dh0.defined()) {  // no tokens: the state passes straight through
     gr.dh0.copy_from(dHT.defined() ? dHT : Tensor::zeros(gr.dh0.shape(), DType::F32, dev, &s), &s);
   }
+  fwd.verify();  // after the launches: waits only for the forward, which the stream ran first
   return gr;
 }
 

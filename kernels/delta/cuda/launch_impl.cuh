@@ -204,6 +204,14 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
                });
 }
 
+// state_bwd's V-slice for a requested BV: 128 only where its two stages fit (DeltaNet: gated
+// variants also stage Q̂'s second term), else at most 64.
+template <int VAR, int K, int V, int BV>
+struct StateBwdSlice {
+  static constexpr int value =
+      BV <= 64 || SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>::fits ? BV : 64;
+};
+
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   using L = SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_kernel's
@@ -266,12 +274,12 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
 }
 
 template <int VAR>
-void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li, bool rewy) {
+void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool rewy) {
+  LaunchInfo li = li_pass;
+  li.bv = li.bwd_bv;
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    // (State slices of 128 are for the forward passes: state_bwd's two stages with Q̂'s second term
-    // do not fit 227 KB at that width.)
-    launch_state_bwd<VAR, K, V, std::min(BV, 64)>(p, li.stream);
+    launch_state_bwd<VAR, K, V, StateBwdSlice<VAR, K, V, BV>::value>(p, li.stream);
     if (rewy) launch_grad<VAR, K, V, true>(p, li.stream, li.grad_warps);
     else launch_grad<VAR, K, V, false>(p, li.stream, li.grad_warps);
   });

@@ -27,6 +27,11 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
     for (int e = 0; e < 4; ++e) f(j, e, m0 + g + (e >> 1) * 8, n0 + 8 * j + 2 * t + (e & 1));
 }
 
+// Phases of a state_bwd step for REWY_KERNEL_TIMING=2 (thread 0's view), summed over the steps
+// of every V-slice: the wait for the step's tiles, ∂H⁺ to shared memory (and its snapshot out),
+// ∂E (and Q̂ᵀ∂O), then ∂H's update.
+inline constexpr const char* kStateBwdPhases[] = {"wait", "dH+", "dE,QdO", "dH"};
+
 template <int VAR, int K, int V, int BV>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated;         // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
@@ -44,14 +49,17 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 
   float dH[1][ST::NT][4];
   b.load_state(dH, p.dht, p.H);
+  phase_start(p.phase_cycles);
   seq_chunk_loop<S, 2, true>(smem + L::stages, p, b.n, b.h, b.v0, V, [&](int c, char* st) {
     const typename S::Tiles t = S::tiles(st);
     const bf16_t* dOs = t.vs;
     const int tok0 = t.span.tok0, len = t.span.len;
     const int64_t baseV = (int64_t(tok0) * p.H + b.h) * V + b.v0;
+    phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
     frag_store_bf16(dH, dHb, BVP, b.sm0, b.sn0);
     if (p.dHs) frag_store_global(dH, p.dHs + (int64_t(c) * p.H + b.h) * K * V + b.v0, V, b.sm0, b.sn0, K);
     __syncthreads();  // stage tiles landed for every thread; ∂H⁺ snapshot complete
+    phase_mark(p.phase_cycles, 1);
     {  // ∂E = s Pᵀ ∂O + K̄ ∂H⁺
       float acc[1][NE][4];
       frag_zero(acc);
@@ -78,12 +86,14 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     if constexpr (kQlo)
       warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qlo, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // −∂E complete
+    phase_mark(p.phase_cycles, 2);
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
     tile_for<ST::NT>(b.sm0, b.sn0, [&](int j, int e, int r, int) {
       dH[0][j][e] = t.gam[r] * dH[0][j][e] + p.scale * tq[0][j][e];
     });
     warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, t.W, KP, dEn, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // this stage, ∂H⁺ and −∂E buffers are free for the next chunk
+    phase_mark(p.phase_cycles, 3);
   });
   b.store_state(dH, p.dh0, p.H);
 }

@@ -657,6 +657,11 @@ __device__ __forceinline__ void wg_store_rows(const float (&acc)[N / 2], bf16_t*
   frag_store_global(reinterpret_cast<const float(&)[1][N / 8][4]>(acc), dst, ld, 16 * ((threadIdx.x >> 5) & 3), 0, valid, alpha);
 }
 
+// Phases of a state_fwd step for REWY_KERNEL_TIMING=2 (thread 0, warpgroup 0's view), summed
+// over the steps of every V-slice: the wait for the step's tiles, Hᵀ to shared memory, E = U − W H
+// (beside warpgroup 1's Q̂ H), then K̄ᵀE (beside P E and the output).
+inline constexpr const char* kStateFwdPhases[] = {"wait", "H^T", "E|QH", "KE|PE,o"};
+
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
@@ -680,6 +685,7 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
     x = holds_state && p.h0 ? p.h0[state_at + int64_t(r) * V + cc] : 0.f;
   });
 
+  phase_start(p.phase_cycles);
   seq_chunk_loop<S, L::stages, false>(smem, p, n, h, v0, V, [&](int c, char* st) {
     const bf16_t* const W = reinterpret_cast<const bf16_t*>(st + S::W);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
@@ -690,26 +696,34 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
     const int tok0 = sp.tok0, len = sp.len;
     const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
+    phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
-      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { Ht[wg::tile_offset<BV>(cc, srow0 + r)] = f2bf(x); });
+      wg::store_transposed<BV>(Hacc, Ht, srow0);
       if constexpr (STORE) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
     }
     wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
     __syncthreads();
+    phase_mark(p.phase_cycles, 1);
     float acc[BV / 2];
     if (wgi == 0) {  // E = U − W H
+      uint32_t u[BV / 4];  // U's fragment, loaded while the products run
+      wg::load_rows_packed<BV, S::BVP>(u, Us);
       wg::gemm<BV, K, Major::K, Major::K>(acc, W, Ht, false);
-      wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) {
-        x = bf2f(Us[r * S::BVP + cc]) - x;
-        Et[wg::tile_offset<BV>(cc, r)] = f2bf(x);
-      });
+#pragma unroll
+      for (int j = 0; j < BV / 4; ++j) {
+        const float2 uf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&u[j]));
+        acc[2 * j] = uf.x - acc[2 * j];
+        acc[2 * j + 1] = uf.y - acc[2 * j + 1];
+      }
+      wg::store_transposed<BV>(acc, Et, 0);
       if constexpr (STORE) wg_store_rows<BV>(acc, p.E + baseV, strideV, len, 1.f);
       wg::fence_smem_writes();
     } else if constexpr (OUTPUT) {
       wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
     }
     __syncthreads();  // Eᵀ complete
+    phase_mark(p.phase_cycles, 2);
     // (Issuing P E and K̄ᵀE together and awaiting once measured slower at be15353: 380 -> 488 us at
     // V-slices of 16.)
     if constexpr (OUTPUT) {
@@ -723,6 +737,7 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, Et, true);
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
+    phase_mark(p.phase_cycles, 3);
   });
   if (holds_state && p.ht)
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });

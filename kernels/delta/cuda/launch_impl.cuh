@@ -114,8 +114,9 @@ inline PhaseTimes& phase_times() {
 }
 
 // Launches with p.phase_cycles pointing at the kernel's sums when REWY_KERNEL_TIMING=2, then adds
-// them to the table (synchronising). For the chunk-parallel kernels (one CTA per chunk and head);
-// labels name the kernel's phases, one per phase_mark index.
+// them to the table (synchronising). The sums are shown per chunk and head: one CTA's for the
+// chunk-parallel kernels, one step's summed over the V-slices for the sequential ones. Labels
+// name the kernel's phases, one per phase_mark index.
 template <int N, class F>
 void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaParams& p, const char* const (&labels)[N],
                         F&& launch) {
@@ -197,11 +198,9 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
   static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total, name), true);
   (void)once;
-  timed_launch(name, s,
-               [&] {
-                 state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>
-                     <<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
-               });
+  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
+    state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
+  });
 }
 
 // state_bwd's V-slice for a requested BV: 128 only where its two stages fit (DeltaNet: gated
@@ -218,8 +217,8 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
   static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total, name), true);
   (void)once;
-  timed_launch(name, s, [&] {
-    state_bwd_kernel<VAR, K, V, BV><<<dim3(p.num_seqs * (V / BV), p.H), kThreads, L::total, s>>>(p);
+  phase_timed_launch(name, s, p, kStateBwdPhases, [&](const DeltaParams& q) {
+    state_bwd_kernel<VAR, K, V, BV><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
   });
 }
 

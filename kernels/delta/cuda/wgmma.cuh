@@ -135,6 +135,48 @@ __device__ __forceinline__ void gemm_tn(float (&acc)[N / 2], const bf16_t* A, co
   gemm<N, K, Major::K, Major::K>(acc, A, B, accumulate);
 }
 
+// Two floats as packed bf16 (lo in the low half: the fragment's first column).
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// T[c][row0 + r] = bf16(acc(r, c)) for the warpgroup's m64nN fragment, T a swizzled K-major tile
+// of N rows (tile_offset<N>): the transposed write the state passes make of H and E. One
+// stmatrix.trans per 16 columns writes four 8×8 blocks of a warp's 16 rows (lane l gives the
+// address of stored row l mod 8 of block l / 8: blocks (j, rows 0-7), (j, rows 8-15), (j + 1, ..)),
+// where per-element 2-byte stores and their swizzled addresses took 64 instructions per 16 columns.
+template <int N>
+__device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0) {
+  static_assert(N % 16 == 0, "pairs of n8 tiles");
+  const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
+#pragma unroll
+  for (int j = 0; j < N / 8; j += 2) {
+    const int jj = j + (m >> 1), half = m & 1;
+    const uint32_t a = smem_addr(T + tile_offset<N>(8 * jj + i, row0 + 16 * w + 8 * half));
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a),
+                 "r"(pack_bf16x2(acc[4 * j], acc[4 * j + 1])), "r"(pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3])),
+                 "r"(pack_bf16x2(acc[4 * j + 4], acc[4 * j + 5])), "r"(pack_bf16x2(acc[4 * j + 6], acc[4 * j + 7]))
+                 : "memory");
+  }
+}
+
+// The warpgroup's m64nN fragment of a row-major bf16 tile U [64][LD] (16-byte aligned rows) as
+// packed pairs: u[2j + h] holds (row 16w + g + 8h, columns 8j + 2q, + 1), i.e. acc[4j + 2h], +1.
+// One ldmatrix per 16 columns instead of 16 two-byte loads.
+template <int N, int LD>
+__device__ __forceinline__ void load_rows_packed(uint32_t (&u)[N / 4], const bf16_t* U) {
+  static_assert(N % 16 == 0 && LD % 8 == 0, "pairs of n8 tiles, 16-byte rows");
+  const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
+#pragma unroll
+  for (int j = 0; j < N / 8; j += 2) {
+    uint32_t r[4];
+    ldsm_x4(r, U + (16 * w + 8 * (m & 1) + i) * LD + 8 * (j + (m >> 1)));
+#pragma unroll
+    for (int x = 0; x < 4; ++x) u[2 * j + x] = r[x];
+  }
+}
+
 // Calls f(row, col, value&) for every element of the warpgroup's m64nN fragment.
 template <int N, class F>
 __device__ __forceinline__ void frag_for_each(float (&acc)[N / 2], F&& f) {

@@ -99,6 +99,160 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 }
 
 // ------------------------------------------------------------------------------------------------
+// state_bwd on warpgroup tensor cores (V-slices of 64 and 128; the mma.sync kernel above serves
+// 16 and 32, where ∂O cannot be an MN-major wgmma operand of whole 128-byte rows). The mirror of
+// state_fwd: the stage's W, K̄ (K for scalar gates), Q̂ (and its second term), P and ∂O land as
+// 128-byte-swizzled tiles; warpgroup w < K / 64 holds ∂H's rows [64 w, +64) in registers and
+// writes them transposed (∂H⁺ᵀ [BV][K], stmatrix); the last warpgroup forms
+// ∂E = s Pᵀ∂O + K̄ ∂H⁺ and writes −∂Eᵀ [BV][C]; each holder then updates its rows,
+// ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E, with s applied around the Q̂ᵀ∂O product (∂H/s accumulates it), so
+// that no second accumulator is needed.
+//
+// Layout: every stage's tiles first (1024-byte aligned), then ∂H⁺ᵀ and −∂Eᵀ, then each stage's
+// small part (e^γ, raw g, span): padding each stage to 1 KB would push the channel-gate kernel at
+// BV = 128 past 227 KB.
+template <int K, int BV, bool QLO, bool KRAW>
+struct WgBwdShape {
+  static constexpr int NS = 2;  // stages
+  static constexpr size_t tile_k = size_t(kChunk) * K * 2;
+  static constexpr size_t W = 0, Kb = W + tile_k, Qh = Kb + tile_k, Qlo = Qh + tile_k;  // bf16 [C][K]
+  static constexpr size_t P = Qlo + (QLO ? tile_k : 0);                                  // bf16 [C][C]
+  static constexpr size_t dO = P + size_t(kChunk) * kChunk * 2;                          // bf16 [C][BV]
+  static constexpr size_t tiles = dO + size_t(kChunk) * BV * 2;                          // a stage's tiles
+  static constexpr size_t gam = 0, graw = gam + K * 4, span = graw + (KRAW ? kChunk * 4 : 0);  // e^γ, g, span
+  static constexpr size_t small = span + 16;
+  static constexpr size_t Dt = NS * tiles;                             // ∂H⁺ᵀ bf16 [BV][K]
+  static constexpr size_t Et = Dt + size_t(BV) * K * 2;                // −∂Eᵀ bf16 [BV][C]
+  static constexpr size_t smalls = Et + size_t(BV) * kChunk * 2;       // NS × small
+  static constexpr size_t total = 1024 + smalls + NS * small;          // 1 KB to align the dynamic base
+  static constexpr bool fits = total + kStaticSmem <= 227 * 1024;
+  static_assert(tiles % 1024 == 0 && Dt % 1024 == 0 && Et % 1024 == 0, "swizzled tiles are 1024-byte aligned");
+};
+
+template <int VAR, int K, int V, int BV>
+__global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
+  constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
+  using L = WgBwdShape<K, BV, kQlo, kKraw>;
+  using wg::Major;
+  static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
+  static_assert(L::fits, "state_bwd's shared memory exceeds the H200's 227 KB per block");
+  extern __shared__ __align__(16) char raw[];
+  char* const smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
+  bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Dt);
+  bf16_t* const Et = reinterpret_cast<bf16_t*>(smem + L::Et);
+  const int n = blockIdx.x / (V / BV), h = blockIdx.y, v0 = (blockIdx.x % (V / BV)) * BV;
+  const int wgi = threadIdx.x >> 7, srow0 = 64 * wgi;  // warpgroup; its state rows (wgi < K / 64)
+  const bool holds_state = wgi < K / 64, forms_dE = wgi == 1;
+  const int64_t strideV = int64_t(p.H) * V, strideK = int64_t(p.H) * K;
+  const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0 + int64_t(srow0) * V;  // in [N][H][K][V]
+  const float s = p.scale, inv_s = 1.f / p.scale;
+
+  float Hacc[BV / 2];  // rows [srow0, +64) of ∂H (K × BV slice), fp32
+  wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) {
+    x = holds_state && p.dht ? p.dht[state_at + int64_t(r) * V + cc] : 0.f;
+  });
+
+  auto tiles = [&](int st) { return smem + st * L::tiles; };
+  auto smalls = [&](int st) { return smem + L::smalls + st * L::small; };
+  auto prefetch = [&](int st, int c, ChunkSpan sp) {
+    const int tok0 = sp.tok0, len = sp.len;
+    char* const t = tiles(st);
+    char* const sm = smalls(st);
+    if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(sm + L::span) = sp;
+    const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
+    auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(t + off); };
+    async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
+    async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
+    async_tile_sw128<kChunk, K>(bf(L::Qh), p.Qg + baseK, strideK, len);
+    if constexpr (kQlo) async_tile_sw128<kChunk, K>(bf(L::Qlo), p.Qlo + baseK, strideK, len);
+    async_tile_sw128<kChunk, kChunk>(bf(L::P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+    async_tile_sw128<kChunk, BV>(bf(L::dO), p.dout + (int64_t(tok0) * p.H + h) * V + v0, strideV, len);
+    async_tile<1, K * 4>(sm + L::gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+    if constexpr (kKraw)
+      if (int(threadIdx.x) < kChunk) {
+        const int i = threadIdx.x, valid = i < len;
+        cp_async4(sm + L::graw + 4 * i, p.g + (int64_t(tok0) + (valid ? i : 0)) * p.H + h, valid);
+      }
+  };
+
+  // The chunks of sequence n, last to first, the next one's tiles in flight (seq_chunk_loop's
+  // order, with the stage index for the split layout).
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  auto chunk = [&](int i) { return c_begin + count - 1 - i; };
+  auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
+  if (count > 0) prefetch(0, chunk(0), span(0));
+  cp_async_commit();
+  ChunkSpan ahead = span(1);
+  __syncthreads();  // step 0's span (thread 0 stored it) before it is read
+  phase_start(p.phase_cycles);
+  for (int i = 0; i < count; ++i) {
+    const int st = i % L::NS;
+    if (i + 1 < count) prefetch((i + 1) % L::NS, chunk(i + 1), ahead);
+    ahead = span(i + 2);
+    cp_async_commit();
+    cp_async_wait<1>();
+    const int c = chunk(i);
+    const char* const t = tiles(st);
+    const char* const sm = smalls(st);
+    auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(t + off); };
+    const float* const gam = reinterpret_cast<const float*>(sm + L::gam);
+    const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + L::span);
+    const int64_t baseV = (int64_t(sp.tok0) * p.H + h) * V + v0;
+    phase_mark(p.phase_cycles, 0);
+
+    if (holds_state) {  // ∂H⁺ᵀ for this chunk's products, and its bf16 snapshot
+      wg::store_transposed<BV>(Hacc, Dt, srow0);
+      if (p.dHs) wg_store_rows<BV>(Hacc, p.dHs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+    }
+    wg::fence_smem_writes();  // ∂H⁺ᵀ and this thread's landed copies, for wgmma's async proxy
+    __syncthreads();
+    phase_mark(p.phase_cycles, 1);
+    if (holds_state && !forms_dE) {  // ∂H/s ← (e^γ/s) ∂H⁺ + Q̂ᵀ∂O, beside the ∂E warpgroup
+      wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r] * inv_s; });
+      wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), true);
+      if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+    }
+    if (forms_dE) {  // ∂E = s Pᵀ∂O + K̄ ∂H⁺ (scalar gates: Diag(e^{γ−G}) K ∂H⁺), as s (Pᵀ∂O + K̄∂H⁺/s)
+      float acc[BV / 2];
+      wg::gemm<BV, K, Major::K, Major::K>(acc, bf(L::Kb), Dt, false);
+      if constexpr (kKraw) {
+        const float2 f = scalar_row_decays(reinterpret_cast<const float*>(sm + L::graw), 16 * ((threadIdx.x >> 5) & 3));
+#pragma unroll
+        for (int j = 0; j < BV / 2; ++j) acc[j] *= ((j & 2) ? f.y : f.x) * inv_s;
+      } else {
+#pragma unroll
+        for (int j = 0; j < BV / 2; ++j) acc[j] *= inv_s;
+      }
+      wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::P), bf(L::dO), true);
+#pragma unroll
+      for (int j = 0; j < BV / 2; ++j) acc[j] *= s;
+      wg_store_rows<BV>(acc, p.dE + baseV, strideV, sp.len, 1.f);
+#pragma unroll
+      for (int j = 0; j < BV / 2; ++j) acc[j] = -acc[j];
+      wg::store_transposed<BV>(acc, Et, 0);
+      wg::fence_smem_writes();
+    }
+    __syncthreads();  // −∂Eᵀ complete
+    phase_mark(p.phase_cycles, 2);
+    if (holds_state) {
+      if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
+        wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r] * inv_s; });
+        wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), true);
+        if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+      }
+#pragma unroll
+      for (int j = 0; j < BV / 2; ++j) Hacc[j] *= s;
+      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
+    }
+    __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
+    phase_mark(p.phase_cycles, 3);
+  }
+  cp_async_wait<0>();
+  if (holds_state && p.dh0)
+    wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.dh0[state_at + int64_t(r) * V + cc] = x; });
+}
+
+// ------------------------------------------------------------------------------------------------
 // grad_chunk
 
 // rowacc[m0 + g] += Σ over the quad of s0, rowacc[m0 + g + 8] += Σ of s1: a thread's partial sums

@@ -155,9 +155,10 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   const bool wide = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 128) >= 128;
   li.bv = cfg.state_slice ? cfg.state_slice
           : wide ? 128 : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
-  // state_bwd takes 128 by the same rule where its stages fit (DeltaNet): one wave instead of two
-  // at shapes 0 and 4, 4.5% faster; the replay's state pass at 128 was 31% slower than at 64 (two
-  // CTAs an SM), so it keeps bv (H200, 2026-11-30, docs/measurements/2026-11-30-s6/bv{64,128}.txt).
+  // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
+  // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
+  // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,
+  // docs/measurements/2026-11-30-s6/bv{64,128}.txt).
   li.bwd_bv = cfg.state_slice ? cfg.state_slice : pairs * (d.V / 128) >= 128 ? 128 : li.bv;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
   // wy_prep at 16 warps: KDA's (one CTA an SM) 599 -> 579 µs, GDN2's 606 -> 622, DeltaNet's

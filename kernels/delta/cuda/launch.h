@@ -11,7 +11,7 @@ struct LaunchInfo {
   cudaStream_t stream = nullptr;
   int K = 0, V = 0;
   int bv = 64;      // V-slice of the sequential state kernels (16, 32, 64 or 128)
-  int bwd_bv = 64;  // state_bwd's (128 only where its stages fit: StateBwdSlice)
+  int bwd_bv = 64;  // state_bwd's
   // Warps of grad_chunk, the forward's wy_prep and the backward's wy_replay, 8 or 16: Config's
   // value, else these defaults (launch_info gives KDA's wy_prep 16).
   int grad_warps = 16, prep_warps = 8, replay_warps = 8;

@@ -203,23 +203,26 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
   });
 }
 
-// state_bwd's V-slice for a requested BV: 128 only where its two stages fit (DeltaNet: gated
-// variants also stage Q̂'s second term), else at most 64.
-template <int VAR, int K, int V, int BV>
-struct StateBwdSlice {
-  static constexpr int value =
-      BV <= 64 || SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>::fits ? BV : 64;
-};
-
+// state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
+// MN-major wgmma operand only in whole 64-column panels).
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
-  using L = SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_kernel's
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
-  static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total, name), true);
-  (void)once;
-  phase_timed_launch(name, s, p, kStateBwdPhases, [&](const DeltaParams& q) {
-    state_bwd_kernel<VAR, K, V, BV><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
-  });
+  if constexpr (BV % 64 == 0) {
+    using L = WgBwdShape<K, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_wg_kernel's
+    static const bool once = (set_smem(state_bwd_wg_kernel<VAR, K, V, BV>, L::total, name), true);
+    (void)once;
+    phase_timed_launch(name, s, p, kStateBwdPhases, [&](const DeltaParams& q) {
+      state_bwd_wg_kernel<VAR, K, V, BV><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
+    });
+  } else {
+    using L = SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_kernel's
+    static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total, name), true);
+    (void)once;
+    phase_timed_launch(name, s, p, kStateBwdPhases, [&](const DeltaParams& q) {
+      state_bwd_kernel<VAR, K, V, BV><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
+    });
+  }
 }
 
 template <int VAR, int K, int V, bool REWY, int NT>
@@ -278,7 +281,7 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
   li.bv = li.bwd_bv;
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_state_bwd<VAR, K, V, StateBwdSlice<VAR, K, V, BV>::value>(p, li.stream);
+    launch_state_bwd<VAR, K, V, BV>(p, li.stream);
     if (rewy) launch_grad<VAR, K, V, true>(p, li.stream, li.grad_warps);
     else launch_grad<VAR, K, V, false>(p, li.stream, li.grad_warps);
   });

@@ -153,8 +153,13 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   // docs/measurements/2026-11-30-s4/bv{64,128}.txt).
   const int64_t pairs = d.N * d.H;
   const bool wide = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 128) >= 128;
+  // The backward's state passes (the replay's and state_bwd, on wgmma from 64) take 64 from 32
+  // pairs on (V = 128), though it leaves SMs idle: the Recompute backward at (4, 4096, 16) 14-20%
+  // faster than at 32, at (2, 8192, 16) 0.2-2% (H200, 2026-11-30, REWY_KERNEL_TIMING=1 bench_delta
+  // --state-slice 32|64, docs/measurements/2026-11-30-s6/bwd_slice{32,64}_shapes12.txt).
+  const bool bwd64 = pass == Pass::Backward && pairs * (d.V / 64) >= 64;
   li.bv = cfg.state_slice ? cfg.state_slice
-          : wide ? 128 : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
+          : wide ? 128 : bwd64 ? 64 : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
   // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
   // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,

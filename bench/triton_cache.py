@@ -17,6 +17,7 @@ Triton, driver or FLA version) are simply compiled again.
 """
 import io
 import json
+import lzma
 import os
 import sys
 import tarfile
@@ -73,6 +74,19 @@ def pack(cache_dir, out_dir):
           f"{len(data) / 2**20:.1f} MiB")
 
 
+def xz_stream_whole(data):
+    """Whether data is a whole xz stream: tarfile's stream reader ends quietly (no error) when a
+    cut lands inside a member's header, so the cut is checked on the compressed stream itself."""
+    d = lzma.LZMADecompressor()
+    try:
+        d.decompress(data, max_length=1 << 20)
+        while not d.eof and not d.needs_input:
+            d.decompress(b"", max_length=1 << 20)
+    except lzma.LZMAError:
+        return False
+    return d.eof
+
+
 def unpack(pack_dir, cache_dir):
     names = sorted(n for n in os.listdir(pack_dir) if n.startswith(PREFIX)) if os.path.isdir(pack_dir) else []
     if not names:
@@ -113,6 +127,8 @@ def unpack(pack_dir, cache_dir):
         if origin is None:
             sys.exit(f"triton_cache: {pack_dir} holds a damaged pack ({e}); remove it or pack again")
         note = f"cut short ({e}): the kernels after the cut compile again"
+    if note == "complete" and not xz_stream_whole(data):
+        note = "cut short (the xz stream ends early): the kernels after the cut compile again"
     print(f"triton_cache: restored {restored} files into {cache_dir} ({len(names)} part(s), packed at {origin}; {note})")
 
 

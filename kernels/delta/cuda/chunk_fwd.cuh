@@ -226,7 +226,7 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
   if (threadIdx.x < kChunk) betas[threadIdx.x] = bt;
   phase_start(p.phase_cycles);
   cp_async_commit();  // the caller's tiles: one group, left in flight during the scan
-  gate_scan<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
+  gate_scan<VAR, K, NT>(Gs, p);
   tiles_landed();
   phase_mark(p.phase_cycles, 0);
 }
@@ -508,7 +508,7 @@ struct SeqLayout {
   static constexpr size_t Hb = 2 * S::bytes;                                // bf16 [K][BVP]
   static constexpr size_t Eb = Hb + align16(size_t(K) * S::BVP * 2);       // bf16 [C][BVP]
   static constexpr size_t total = Eb + align16(size_t(kChunk) * S::BVP * 2);
-  static constexpr bool fits = total <= 227 * 1024;  // the H200's shared memory per block
+  static_assert(total <= 227 * 1024, "sequential kernel's shared memory exceeds the H200's 227 KB per block");
 };
 
 // e^{γ − G_r} at this thread's accumulator rows r = m0 + g and m0 + g + 8 (g = lane / 4) of a C×·

@@ -157,10 +157,7 @@ __device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4],
         for (int jb = 0; jb < NT; jb += 4) {
           uint32_t x[4];
 #pragma unroll
-          for (int s = 0; s < 4; ++s) {
-            const __nv_bfloat162 v = __floats2bfloat162_rn(alpha * acc[i][jb + s][2 * h], alpha * acc[i][jb + s][2 * h + 1]);
-            x[s] = *reinterpret_cast<const uint32_t*>(&v);
-          }
+          for (int s = 0; s < 4; ++s) x[s] = pack_bf16x2(alpha * acc[i][jb + s][2 * h], alpha * acc[i][jb + s][2 * h + 1]);
           quad_transpose4(x);  // x: tile jb + t's columns 8 (jb + t) + 0..7, in order
           if (r < valid) *reinterpret_cast<uint4*>(row + 8 * jb) = make_uint4(x[0], x[1], x[2], x[3]);
         }
@@ -269,7 +266,7 @@ __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int 
   }
 }
 template <int VAR, int K, int NT = kThreads, int PENDING = 1>
-__device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
+__device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p) {
   if constexpr (VT<VAR>::vec_gate) {
     cp_async_wait<PENDING>();  // PENDING: the cp.async groups the caller committed after gate_issue's
     __syncthreads();

@@ -63,27 +63,28 @@ ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
 
 // The device-side gate checks' error words (kErrWords ints), one array per device in mapped
 // pinned host memory: kernels store into them, the host reads them without a copy or a sync.
-volatile int* error_words(int device) {
+struct ErrorWords {
+  volatile int* host = nullptr;
+  int* device = nullptr;  // the same memory as the kernels address it
+};
+const ErrorWords& error_words(int device) {
   static std::mutex mu;
-  static std::map<int, int*> words;
+  static std::map<int, ErrorWords> words;
   std::lock_guard<std::mutex> g(mu);
-  int*& w = words[device];
-  if (!w) {
-    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&w), kErrWords * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
-    for (int i = 0; i < kErrWords; ++i) w[i] = 0;
+  ErrorWords& w = words[device];
+  if (!w.host) {
+    int* h = nullptr;
+    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&h), kErrWords * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+    for (int i = 0; i < kErrWords; ++i) h[i] = 0;
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&w.device), h, 0));
+    w.host = h;
   }
   return w;
 }
 
-int* error_words_on_device(int device) {
-  int* d = nullptr;
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), const_cast<int*>(error_words(device)), 0));
-  return d;
-}
-
 // Throws (and clears) an error some forward's kernels stored for `device`; `who` names the call.
 void raise_stored_errors(int device, const std::string& who) {
-  volatile int* w = error_words(device);
+  volatile int* w = error_words(device).host;
   const bool span = w[kErrGateSpan] != 0, positive = w[kErrPositiveGate] != 0;
   if (!span && !positive) return;
   w[kErrGateSpan] = w[kErrPositiveGate] = 0;
@@ -282,7 +283,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   bind_intermediates(p, sv);
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
-  p.error_flag = error_words_on_device(dev.index);
+  p.error_flag = error_words(dev.index).device;
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) {
       launch_forward<decltype(vc)::value>(p, launch_info(cfg, d, s, Pass::Forward));

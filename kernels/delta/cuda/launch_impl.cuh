@@ -169,6 +169,17 @@ void launch_chunk_parallel(const std::string& name, const char* const (&labels)[
                      [&](const DeltaParams& q) { kKernel<<<dim3(q.num_chunks, q.H), NT, kSmem, s>>>(q); });
 }
 
+// A sequential kernel (one CTA of kThreads per (sequence, head, V-slice), kSmem bytes of dynamic
+// shared memory): its shared-memory limit raised once per kernel, then a phase-timed launch.
+template <auto kKernel, size_t kSmem, int N>
+void launch_sequential(const std::string& name, const char* const (&labels)[N], const DeltaParams& p, int slices,
+                       cudaStream_t s) {
+  static const bool once = (set_smem(kKernel, kSmem, name), true);
+  (void)once;
+  phase_timed_launch(name, s, p, labels,
+                     [&](const DeltaParams& q) { kKernel<<<dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s>>>(q); });
+}
+
 template <int VAR, int K, int V, int NT>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("wy_prep", VAR, K, V, NT / 32);
@@ -193,14 +204,10 @@ void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // war
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
-  using L = StateFwdShape<K, V, BV, OUTPUT>;
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
-  static const bool once = (set_smem(state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total, name), true);
-  (void)once;
-  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
-    state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
-  });
+  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, StateFwdShape<K, V, BV, OUTPUT>::total>(
+      name, kStateFwdPhases, p, V / BV, s);
 }
 
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
@@ -208,21 +215,13 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
-  if constexpr (BV % 64 == 0) {
-    using L = WgBwdShape<K, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_wg_kernel's
-    static const bool once = (set_smem(state_bwd_wg_kernel<VAR, K, V, BV>, L::total, name), true);
-    (void)once;
-    phase_timed_launch(name, s, p, kStateBwdPhases, [&](const DeltaParams& q) {
-      state_bwd_wg_kernel<VAR, K, V, BV><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
-    });
-  } else {
-    using L = SeqLayout<K, V, BV, VT<VAR>::gated, VT<VAR>::scalar_gate>;  // as state_bwd_kernel's
-    static const bool once = (set_smem(state_bwd_kernel<VAR, K, V, BV>, L::total, name), true);
-    (void)once;
-    phase_timed_launch(name, s, p, kStateBwdPhases, [&](const DeltaParams& q) {
-      state_bwd_kernel<VAR, K, V, BV><<<dim3(q.num_seqs * (V / BV), q.H), kThreads, L::total, s>>>(q);
-    });
-  }
+  constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
+  if constexpr (BV % 64 == 0)
+    launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV>, WgBwdShape<K, BV, kQlo, kKraw>::total>(name, kStateBwdPhases,
+                                                                                                  p, V / BV, s);
+  else
+    launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
+                                                                                                 V / BV, s);
 }
 
 template <int VAR, int K, int V, bool REWY, int NT>

@@ -135,12 +135,6 @@ __device__ __forceinline__ void gemm_tn(float (&acc)[N / 2], const bf16_t* A, co
   gemm<N, K, Major::K, Major::K>(acc, A, B, accumulate);
 }
 
-// Two floats as packed bf16 (lo in the low half: the fragment's first column).
-__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
-  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&v);
-}
-
 // T[c][row0 + r] = bf16(acc(r, c)) for the warpgroup's m64nN fragment, T a swizzled K-major tile
 // of N rows (tile_offset<N>): the transposed write the state passes make of H and E. One
 // stmatrix.trans per 16 columns writes four 8×8 blocks of a warp's 16 rows (lane l gives the

@@ -104,8 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 // 128-byte-swizzled tiles; warpgroup w < K / 64 holds ∂H's rows [64 w, +64) in registers and
 // writes them transposed (∂H⁺ᵀ [BV][K], stmatrix); the last warpgroup forms
 // ∂E = s Pᵀ∂O + K̄ ∂H⁺ and writes −∂Eᵀ [BV][C]; each holder then updates its rows,
-// ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E, with s applied around the Q̂ᵀ∂O product (∂H/s accumulates it), so
-// that no second accumulator is needed.
+// ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E (Q̂ᵀ∂O in the accumulator that warpgroup 1's ∂E uses).
 //
 // Layout: every stage's tiles first (1024-byte aligned), then ∂H⁺ᵀ and −∂Eᵀ, then each stage's
 // small part (e^γ, raw g, span): padding each stage to 1 KB would push the channel-gate kernel at
@@ -206,13 +205,15 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     wg::fence_smem_writes();  // ∂H⁺ᵀ and this thread's landed copies, for wgmma's async proxy
     __syncthreads();
     phase_mark(p.phase_cycles, 1);
-    if (holds_state && !forms_dE) {  // ∂H/s ← (e^γ/s) ∂H⁺ + Q̂ᵀ∂O, beside the ∂E warpgroup
-      wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r] * inv_s; });
-      wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), true);
-      if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+    // One accumulator, acc, serves warpgroup 1's ∂E and each holder's Q̂ᵀ∂O; ∂H's registers meet a
+    // wgmma only in the last product. (Accumulating Q̂ᵀ∂O into them in one warpgroup-dependent
+    // branch and Wᵀ∂E in another made ptxas serialize the kernel's wgmma, its warning C7520.)
+    float acc[BV / 2];
+    if (holds_state && !forms_dE) {  // Q̂ᵀ∂O, beside the ∂E warpgroup
+      wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
+      if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
     }
     if (forms_dE) {  // ∂E = s Pᵀ∂O + K̄ ∂H⁺ (scalar gates: Diag(e^{γ−G}) K ∂H⁺), as s (Pᵀ∂O + K̄∂H⁺/s)
-      float acc[BV / 2];
       wg::gemm<BV, K, Major::K, Major::K>(acc, bf(L::Kb), Dt, false);
       if constexpr (kKraw) {
         const float2 f = scalar_row_decays(reinterpret_cast<const float*>(sm + L::graw), 16 * ((threadIdx.x >> 5) & 3));
@@ -233,14 +234,14 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
     __syncthreads();  // −∂Eᵀ complete
     phase_mark(p.phase_cycles, 2);
-    if (holds_state) {
+    if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
-        wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r] * inv_s; });
-        wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), true);
-        if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(Hacc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+        wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
+        if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
       }
+      wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
 #pragma unroll
-      for (int j = 0; j < BV / 2; ++j) Hacc[j] *= s;
+      for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk

@@ -262,7 +262,9 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
   load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
-  load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
+  // (DeltaNet's fused forward forms U in the state pass: no v here.)
+  const bool fused = VAR == kDeltaNet && p.Tbeta != nullptr;
+  if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
   if constexpr (VAR == kGDN2) {
     load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
     load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
@@ -311,7 +313,18 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
     store8(Tb + r * kCP + c0, t);
     if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+    if (fused && r < at.len) {  // 𝒯 Diag(β) for the state pass (columns past len: β = 0)
+#pragma unroll
+      for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
+      store8(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
+    }
   });
+  if (fused) {  // W and U are the state pass's: only e^γ (1) is left for it
+    store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
+    phase_mark(p.phase_cycles, 3);
+    phase_mark(p.phase_cycles, 4);
+    return;
+  }
 
   // Operands of the sequential kernels (Y_W into KR), Y_U = Ω ⊙ V in place over v.
   for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
@@ -606,45 +619,56 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 }
 
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
-template <int K, int BV, bool OUTPUT>
+// FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (an MN-major wgmma
+// operand, swizzled) in U's.
+template <int K, int BV, bool OUTPUT, bool FUSED = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
-  static constexpr size_t W = 0, Kb = W + tile_k, Qh = Kb + tile_k;   // bf16 [C][K] swizzled
+  static constexpr size_t W = 0;                                       // bf16 [C][K], FUSED: 𝒯 Diag(β) [C][C]
+  static constexpr size_t Kb = W + (FUSED ? size_t(kChunk) * kChunk * 2 : tile_k), Qh = Kb + tile_k;  // [C][K]
   static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
-  static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP], read per element
-  static constexpr size_t gam = U + align16(size_t(kChunk) * BVP * 2);         // e^γ f32 [K]
+  static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
+  static constexpr size_t gam = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // e^γ f32 [K]
   static constexpr size_t span = gam + K * 4;                                  // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
+  static_assert(!FUSED || (OUTPUT && BV % 64 == 0), "the fused W, U need the output pass and whole panels of v");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
     if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(st + span) = sp;
     const int64_t strideK = int64_t(p.H) * K, baseK = (int64_t(tok0) * p.H + h) * K;
+    const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk, strideC = int64_t(p.H) * kChunk;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
-    async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
+    if constexpr (FUSED) async_tile_sw128<kChunk, kChunk>(bf(W), p.Tbeta + baseC, strideC, len);
+    else async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(Kb), p.Kg + baseK, strideK, len);
     if constexpr (OUTPUT) {
       async_tile_sw128<kChunk, K>(bf(Qh), p.Qg + baseK, strideK, len);
-      async_tile_sw128<kChunk, kChunk>(bf(P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+      async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
     }
-    async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
+    if constexpr (FUSED)
+      async_tile_sw128<kChunk, BV>(bf(U), p.v + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
+    else
+      async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
   }
 };
 
-// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C]; 1 KB for aligning the dynamic base to 1024 bytes. The
-// output pass (Q̂, P in its stages) runs one CTA an SM with three stages; the replay two CTAs an
-// SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128 one CTA.
-template <int K, int V, int BV, bool OUTPUT>
+// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]); 1 KB for aligning the dynamic base
+// to 1024 bytes. The output pass (Q̂, P in its stages) runs one CTA an SM with three stages; the
+// replay two CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave);
+// V-slices of 128 one CTA.
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false>
 struct StateFwdShape {
-  using S = WgStateStage<K, BV, OUTPUT>;
+  using S = WgStateStage<K, BV, OUTPUT, FUSED>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
-  static constexpr int stages_fit = int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes) / S::bytes);
+  static constexpr size_t w_bytes = FUSED ? size_t(kChunk) * K * 2 : 0;
+  static constexpr int stages_fit = int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - w_bytes) / S::bytes);
   static constexpr int stages = stages_fit >= 3 ? 3 : 2;
-  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes;
-  static constexpr size_t total = 1024 + Et + e_bytes;
+  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Wn = Et + e_bytes;
+  static constexpr size_t total = 1024 + Wn + w_bytes;
   static_assert(stages_fit >= 2, "state_fwd needs two stages");
   static_assert(ctas_per_sm * (total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
 };
@@ -666,7 +690,8 @@ inline constexpr const char* kStateFwdPhases[] = {"wait", "H^T", "E|QH", "KE|PE,
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
-  using L = StateFwdShape<K, V, BV, OUTPUT>;
+  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV);
+  using L = StateFwdShape<K, V, BV, OUTPUT, kFused>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -706,7 +731,26 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
     __syncthreads();
     phase_mark(p.phase_cycles, 1);
     float acc[BV / 2];
-    if (wgi == 0) {  // E = U − W H
+    if constexpr (kFused) {  // W and U from 𝒯 Diag(β) (in W's slot), k and v (in U's slot)
+      const bf16_t* const Vs = Us;
+      bf16_t* const Wn = reinterpret_cast<bf16_t*>(smem + L::Wn);
+      if (wgi == 1) {  // −W = −𝒯 Diag(β) K, for warpgroup 0's W H
+        float accw[K / 2];
+        wg::gemm<K, kChunk, Major::K, Major::MN>(accw, W, Kb, false);
+        wg::store_rows<K>(accw, Wn, -1.f);
+        wg::fence_smem_writes();
+      } else {  // U = 𝒯 Diag(β) V
+        wg::gemm<BV, kChunk, Major::K, Major::MN>(acc, W, Vs, false);
+      }
+      __syncthreads();  // −W complete
+      if (wgi == 0) {  // E = U − W H
+        wg::gemm<BV, K, Major::K, Major::K>(acc, Wn, Ht, true);
+        wg::store_transposed<BV>(acc, Et, 0);
+        wg::fence_smem_writes();
+      } else {
+        wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
+      }
+    } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run
       wg::load_rows_packed<BV, S::BVP>(u, Us);
       wg::gemm<BV, K, Major::K, Major::K>(acc, W, Ht, false);

@@ -29,6 +29,14 @@ struct VT {
   static constexpr bool has_beta = VAR != kGDN2;
 };
 
+// Whether the forward state pass forms W = 𝒯 Diag(β) K and U = 𝒯 Diag(β) V itself (DeltaNet's
+// Recompute forward at V-slices of whole 64-column panels, where V is an MN-major wgmma operand):
+// wy_prep then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U (32 KB), and the state pass
+// reads it and v instead of W and U.
+constexpr bool fused_wu(int var, bool output, bool store, int bv) {
+  return var == kDeltaNet && output && !store && bv % 64 == 0;
+}
+
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
 // stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).
 enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrWords = 2 };
@@ -73,6 +81,9 @@ struct DeltaParams {
   bf16_t *dq = nullptr, *dk = nullptr, *dv = nullptr, *dbeta = nullptr, *db = nullptr, *dw = nullptr;
   float* dg = nullptr;   // like g
   float* dh0 = nullptr;  // [N][H][K][V] or null
+  // DeltaNet's Recompute forward with V-slices of 64 or 128 (fused_wu): 𝒯 Diag(β) of each chunk
+  // [tok][H][C]; wy_prep stores it instead of W and U, and state_fwd forms W and U from it.
+  bf16_t* Tbeta = nullptr;
   int* error_flag = nullptr;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;

@@ -1,6 +1,7 @@
 // Host orchestration of the CUDA delta-rule kernels: buffers, chunk tables, launches, policies.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -284,10 +285,14 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
+  const LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
+  Tensor Tbeta;  // the fused forward's 𝒯 Diag(β) (fused_wu), read by the state pass only
+  if (cfg.variant == Variant::DeltaNet && fused_wu(kDeltaNet, true, li.store_state, std::min<int>(li.bv, int(d.V)))) {
+    Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+    p.Tbeta = ptr<bf16_t>(Tbeta);
+  }
   if (ct.num_chunks > 0)
-    dispatch_variant(cfg.variant, [&](auto vc) {
-      launch_forward<decltype(vc)::value>(p, launch_info(cfg, d, s, Pass::Forward));
-    });
+    dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });
   else if (r.ht.defined())  // no tokens: the state passes straight through
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
 

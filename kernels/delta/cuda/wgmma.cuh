@@ -155,6 +155,26 @@ __device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16
   }
 }
 
+// T[r][c] = bf16(alpha acc(r, c)) for the warpgroup's m64nN fragment, T a swizzled K-major tile of
+// 64 rows (tile_offset<64>): the layout of a wgmma A operand. One stmatrix per 16 columns (lane l
+// gives the address of row l mod 8 of block l / 8, 16 contiguous bytes).
+template <int N>
+__device__ __forceinline__ void store_rows(const float (&acc)[N / 2], bf16_t* T, float alpha) {
+  static_assert(N % 16 == 0, "pairs of n8 tiles");
+  const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
+#pragma unroll
+  for (int j = 0; j < N / 8; j += 2) {
+    const int jj = j + (m >> 1), half = m & 1;
+    const uint32_t a = smem_addr(T + tile_offset<64>(16 * w + 8 * half + i, 8 * jj));
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a),
+                 "r"(pack_bf16x2(alpha * acc[4 * j], alpha * acc[4 * j + 1])),
+                 "r"(pack_bf16x2(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3])),
+                 "r"(pack_bf16x2(alpha * acc[4 * j + 4], alpha * acc[4 * j + 5])),
+                 "r"(pack_bf16x2(alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]))
+                 : "memory");
+  }
+}
+
 // The warpgroup's m64nN fragment of a row-major bf16 tile U [64][LD] (16-byte aligned rows) as
 // packed pairs: u[2j + h] holds (row 16w + g + 8h, columns 8j + 2q, + 1), i.e. acc[4j + 2h], +1.
 // One ldmatrix per 16 columns instead of 16 two-byte loads.

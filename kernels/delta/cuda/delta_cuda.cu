@@ -286,10 +286,17 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
   const LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
-  Tensor Tbeta;  // the fused forward's 𝒯 Diag(β) (fused_wu), read by the state pass only
-  if (cfg.variant == Variant::DeltaNet && fused_wu(kDeltaNet, true, li.store_state, std::min<int>(li.bv, int(d.V)))) {
+  // The fused forward's 𝒯 Diag(β) and GDN's row gates (fused_wu), read by the state pass only.
+  Tensor Tbeta, gate_rows;
+  const int slice = std::min<int>(li.bv, int(d.V));
+  const int var = cfg.variant == Variant::DeltaNet ? kDeltaNet : cfg.variant == Variant::GDN ? kGDN : -1;
+  if (fused_wu(var, true, li.store_state, slice)) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
+  }
+  if (fused_gate(var, true, li.store_state, slice)) {
+    gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
+    p.gate_rows = ptr<float>(gate_rows);
   }
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });

@@ -160,15 +160,14 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   // faster than at 32, at (2, 8192, 16) 0.2-2% (H200, 2026-11-30, REWY_KERNEL_TIMING=1 bench_delta
   // --state-slice 32|64, docs/measurements/2026-11-30-s6/bwd_slice{32,64}_shapes12.txt).
   const bool bwd64 = pass == Pass::Backward && pairs * (d.V / 64) >= 64;
-  // DeltaNet's and GDN's Recompute forward forms W and U in the state pass at 64 and 128
-  // (fused_wu): at 64 once that gives 128 CTAs. At (4, 4096, 16) 64 against 32: DeltaNet 0.427 ->
-  // 0.300 ms, GDN 0.467 -> 0.363; at 32 pairs (64 CTAs) 64 was 7-20% slower (H200, 2026-11-30,
-  // docs/measurements/2026-11-30-s7/slice{32,64}.csv).
-  const bool fused64 = pass == Pass::Forward && cfg.policy == Policy::Recompute &&
-                       (cfg.variant == Variant::DeltaNet || cfg.variant == Variant::GDN) && pairs * (d.V / 64) >= 128;
+  // The Recompute forward takes 64 once that gives 128 CTAs (DeltaNet's and GDN's form W and U in
+  // the state pass there, fused_wu). At (4, 4096, 16) 64 against 32: DeltaNet 0.427 -> 0.300 ms,
+  // GDN 0.467 -> 0.363, KDA 0.718 -> 0.639, GDN2 0.743 -> 0.664; at 32 pairs (64 CTAs) 64 was
+  // 7-20% slower (H200, 2026-11-30, docs/measurements/2026-11-30-s7/{slice,s1_slice}{32,64}.csv).
+  const bool fwd64 = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 64) >= 128;
   li.bv = cfg.state_slice ? cfg.state_slice
           : wide ? 128
-          : bwd64 || fused64 ? 64
+          : bwd64 || fwd64 ? 64
           : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
   // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state

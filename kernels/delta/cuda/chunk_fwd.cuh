@@ -262,8 +262,8 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
   load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
-  // (DeltaNet's fused forward forms U in the state pass: no v here.)
-  const bool fused = VAR == kDeltaNet && p.Tbeta != nullptr;
+  // (The fused forward forms U in the state pass: no v here.)
+  const bool fused = (VAR == kDeltaNet || VAR == kGDN) && p.Tbeta != nullptr;
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
   if constexpr (VAR == kGDN2) {
     load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
@@ -319,7 +319,27 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
       store8(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
     }
   });
-  if (fused) {  // W and U are the state pass's: only e^γ (1) is left for it
+  if (fused) {  // W and U are the state pass's: e^γ is left for it, and GDN's Q̂ and row gates
+    if constexpr (VAR == kGDN) {
+      // Q̂ = q e^G as chunk_operands8 forms it (the replay's bit for bit); no K̄: the state pass
+      // reads k and scales E's rows by e^{γ − G} instead.
+      for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
+        if (i >= at.len) return;
+        float q[8];
+        load8(q, qs + i * KP + d0);
+        const float eg = exp_ftz(Gs[i]);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) q[e] *= eg;
+        const int64_t off = at.baseK + int64_t(i) * at.strideK + d0;
+        store8(p.Qg + off, q);
+        if (p.Qlo) store8<true>(p.Qlo + off, q);
+      });
+      float* const rows = p.gate_rows + (int64_t(at.c) * p.H + at.h) * 2 * kChunk;
+      for (int i = threadIdx.x; i < kChunk; i += NT) {
+        rows[i] = exp_ftz(Gs[i]);
+        rows[kChunk + i] = exp_ftz(Gs[kChunk - 1] - Gs[i]);
+      }
+    }
     store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
     phase_mark(p.phase_cycles, 3);
     phase_mark(p.phase_cycles, 4);
@@ -620,8 +640,8 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (an MN-major wgmma
-// operand, swizzled) in U's.
-template <int K, int BV, bool OUTPUT, bool FUSED = false>
+// operand, swizzled) in U's. GATE (fused_gate): k in K̄'s place, and the rows' e^G, e^{γ−G}.
+template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
@@ -630,9 +650,11 @@ struct WgStateStage {
   static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
   static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
   static constexpr size_t gam = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // e^γ f32 [K]
-  static constexpr size_t span = gam + K * 4;                                  // ChunkSpan
+  static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
+  static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || (OUTPUT && BV % 64 == 0), "the fused W, U need the output pass and whole panels of v");
+  static_assert(FUSED || !GATE, "the row gates serve the fused W");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
@@ -642,7 +664,7 @@ struct WgStateStage {
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
     if constexpr (FUSED) async_tile_sw128<kChunk, kChunk>(bf(W), p.Tbeta + baseC, strideC, len);
     else async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
-    async_tile_sw128<kChunk, K>(bf(Kb), p.Kg + baseK, strideK, len);
+    async_tile_sw128<kChunk, K>(bf(Kb), (GATE ? p.k : p.Kg) + baseK, strideK, len);
     if constexpr (OUTPUT) {
       async_tile_sw128<kChunk, K>(bf(Qh), p.Qg + baseK, strideK, len);
       async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
@@ -652,23 +674,28 @@ struct WgStateStage {
     else
       async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+    if constexpr (GATE) async_tile<1, kChunk * 2 * 4>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
   }
 };
 
-// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]); 1 KB for aligning the dynamic base
+// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; GATE: and (e^{γ−G} ⊙ E)ᵀ [BV][C]
+// and 𝒯 Diag(β Γ) [C][C]); 1 KB for aligning the dynamic base
 // to 1024 bytes. The output pass (Q̂, P in its stages) runs one CTA an SM with three stages; the
 // replay two CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave);
 // V-slices of 128 one CTA.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false>
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
 struct StateFwdShape {
-  using S = WgStateStage<K, BV, OUTPUT, FUSED>;
+  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
   static constexpr size_t w_bytes = FUSED ? size_t(kChunk) * K * 2 : 0;
-  static constexpr int stages_fit = int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - w_bytes) / S::bytes);
+  static constexpr size_t gate_bytes = GATE ? e_bytes + size_t(kChunk) * kChunk * 2 : 0;
+  static constexpr int stages_fit =
+      int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - w_bytes - gate_bytes) / S::bytes);
   static constexpr int stages = stages_fit >= 3 ? 3 : 2;
   static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Wn = Et + e_bytes;
-  static constexpr size_t total = 1024 + Wn + w_bytes;
+  static constexpr size_t Tg = Wn + w_bytes, Es = Tg + (GATE ? size_t(kChunk) * kChunk * 2 : 0);  // GATE
+  static constexpr size_t total = 1024 + Wn + w_bytes + gate_bytes;
   static_assert(stages_fit >= 2, "state_fwd needs two stages");
   static_assert(ctas_per_sm * (total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
 };
@@ -681,6 +708,26 @@ __device__ __forceinline__ void wg_store_rows(const float (&acc)[N / 2], bf16_t*
   frag_store_global(reinterpret_cast<const float(&)[1][N / 8][4]>(acc), dst, ld, 16 * ((threadIdx.x >> 5) & 3), 0, valid, alpha);
 }
 
+// Barrier `id` (1..15) over the 128 threads of the calling warpgroup.
+__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
+// dst = src Diag(colscale) for a [C][C] bf16 tile in wgmma.cuh's swizzled layout (one 128-byte
+// panel), by the 128 threads of one warpgroup: 16-byte pieces, each 8 consecutive columns.
+__device__ __forceinline__ void scale_tile_columns(const bf16_t* src, bf16_t* dst, const float* colscale) {
+  static_assert(kChunk == wg::kPanel, "one panel");
+#pragma unroll
+  for (int it = 0; it < kChunk * 8 / 128; ++it) {
+    const int piece = it * 128 + (threadIdx.x & 127), r = piece >> 3, slot = piece & 7;
+    const int c0 = (slot ^ (r & 7)) * 8;  // the logical columns this swizzled slot holds
+    const int off = r * kChunk + slot * 8;
+    float x[8];
+    load8(x, src + off);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] *= colscale[c0 + e];
+    store8(dst + off, x);
+  }
+}
+
 // Phases of a state_fwd step for REWY_KERNEL_TIMING=2 (thread 0, warpgroup 0's view), summed
 // over the steps of every V-slice: the wait for the step's tiles, Hᵀ to shared memory, E = U − W H
 // (beside warpgroup 1's Q̂ H), then K̄ᵀE (beside P E and the output).
@@ -690,8 +737,8 @@ inline constexpr const char* kStateFwdPhases[] = {"wait", "H^T", "E|QH", "KE|PE,
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
-  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV);
-  using L = StateFwdShape<K, V, BV, OUTPUT, kFused>;
+  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV);
+  using L = StateFwdShape<K, V, BV, OUTPUT, kFused, kGate>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -734,9 +781,17 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
     if constexpr (kFused) {  // W and U from 𝒯 Diag(β) (in W's slot), k and v (in U's slot)
       const bf16_t* const Vs = Us;
       bf16_t* const Wn = reinterpret_cast<bf16_t*>(smem + L::Wn);
-      if (wgi == 1) {  // −W = −𝒯 Diag(β) K, for warpgroup 0's W H
+      if (wgi == 1) {  // −W = −𝒯 Diag(β Γ) K, for warpgroup 0's W H
+        const bf16_t* TW = W;
+        if constexpr (kGate) {  // 𝒯 Diag(β) Diag(e^G) into its own tile: U still needs 𝒯 Diag(β)
+          bf16_t* const Tg = reinterpret_cast<bf16_t*>(smem + L::Tg);
+          scale_tile_columns(W, Tg, reinterpret_cast<const float*>(st + S::rows));
+          wg::fence_smem_writes();
+          warpgroup_sync(1);
+          TW = Tg;
+        }
         float accw[K / 2];
-        wg::gemm<K, kChunk, Major::K, Major::MN>(accw, W, Kb, false);
+        wg::gemm<K, kChunk, Major::K, Major::MN>(accw, TW, Kb, false);
         wg::store_rows<K>(accw, Wn, -1.f);
         wg::fence_smem_writes();
       } else {  // U = 𝒯 Diag(β) V
@@ -746,6 +801,11 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
       if (wgi == 0) {  // E = U − W H
         wg::gemm<BV, K, Major::K, Major::K>(acc, Wn, Ht, true);
         wg::store_transposed<BV>(acc, Et, 0);
+        if constexpr (kGate) {  // (e^{γ−G} ⊙ E)ᵀ for the state update: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E)
+          const float* const decay_to_end = reinterpret_cast<const float*>(st + S::rows) + kChunk;
+          wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= decay_to_end[r]; });
+          wg::store_transposed<BV>(acc, reinterpret_cast<bf16_t*>(smem + L::Es), 0);
+        }
         wg::fence_smem_writes();
       } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
@@ -778,7 +838,8 @@ __global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ct
     }
     if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
-      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, Et, true);
+      const bf16_t* const Eu = kGate ? reinterpret_cast<const bf16_t*>(smem + L::Es) : Et;  // GATE: Kᵀ (e^{γ−G} ⊙ E)
+      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, Eu, true);
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     phase_mark(p.phase_cycles, 3);

@@ -29,12 +29,17 @@ struct VT {
   static constexpr bool has_beta = VAR != kGDN2;
 };
 
-// Whether the forward state pass forms W = 𝒯 Diag(β) K and U = 𝒯 Diag(β) V itself (DeltaNet's
-// Recompute forward at V-slices of whole 64-column panels, where V is an MN-major wgmma operand):
-// wy_prep then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U (32 KB), and the state pass
-// reads it and v instead of W and U.
+// Whether the forward state pass forms W = 𝒯 Diag(β Γ) K and U = 𝒯 Diag(β) V itself (the
+// Recompute forward of the scalar-gate variants at V-slices of whole 64-column panels, where V is
+// an MN-major wgmma operand): wy_prep then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U
+// (32 KB), and the state pass reads it, k and v instead of W, K̄ and U. GDN's W takes Γ = e^G into
+// 𝒯's columns in the state pass, and K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E) (fused_gate: e^G and e^{γ−G} of
+// each row come from wy_prep; K̄ itself cannot fold into W, e^{G−γ} overflows).
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
-  return var == kDeltaNet && output && !store && bv % 64 == 0;
+  return (var == kDeltaNet || var == kGDN) && output && !store && bv % 64 == 0;
+}
+constexpr bool fused_gate(int var, bool output, bool store, int bv) {
+  return fused_wu(var, output, store, bv) && var == kGDN;
 }
 
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
@@ -81,9 +86,11 @@ struct DeltaParams {
   bf16_t *dq = nullptr, *dk = nullptr, *dv = nullptr, *dbeta = nullptr, *db = nullptr, *dw = nullptr;
   float* dg = nullptr;   // like g
   float* dh0 = nullptr;  // [N][H][K][V] or null
-  // DeltaNet's Recompute forward with V-slices of 64 or 128 (fused_wu): 𝒯 Diag(β) of each chunk
-  // [tok][H][C]; wy_prep stores it instead of W and U, and state_fwd forms W and U from it.
+  // The fused forward (fused_wu): 𝒯 Diag(β) of each chunk [tok][H][C]; wy_prep stores it instead
+  // of W and U, and state_fwd forms W and U from it. GDN's (fused_gate): e^{G_i} and e^{γ − G_i}
+  // of the chunk's rows [num_chunks][H][2][C].
   bf16_t* Tbeta = nullptr;
+  float* gate_rows = nullptr;
   int* error_flag = nullptr;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;

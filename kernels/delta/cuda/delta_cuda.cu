@@ -160,8 +160,15 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   // faster than at 32, at (2, 8192, 16) 0.2-2% (H200, 2026-11-30, REWY_KERNEL_TIMING=1 bench_delta
   // --state-slice 32|64, docs/measurements/2026-11-30-s6/bwd_slice{32,64}_shapes12.txt).
   const bool bwd64 = pass == Pass::Backward && pairs * (d.V / 64) >= 64;
+  // The Recompute forward takes 64 once that gives 128 CTAs (DeltaNet's and GDN's form W and U in
+  // the state pass there, fused_wu). At (4, 4096, 16) 64 against 32: DeltaNet 0.427 -> 0.300 ms,
+  // GDN 0.467 -> 0.363, KDA 0.718 -> 0.639, GDN2 0.743 -> 0.664; at 32 pairs (64 CTAs) 64 was
+  // 7-20% slower (H200, 2026-11-30, docs/measurements/2026-11-30-s7/{slice,s1_slice}{32,64}.csv).
+  const bool fwd64 = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 64) >= 128;
   li.bv = cfg.state_slice ? cfg.state_slice
-          : wide ? 128 : bwd64 ? 64 : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
+          : wide ? 128
+          : bwd64 || fwd64 ? 64
+          : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
   // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
   // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,
@@ -286,10 +293,17 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
   const LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
-  Tensor Tbeta;  // the fused forward's 𝒯 Diag(β) (fused_wu), read by the state pass only
-  if (cfg.variant == Variant::DeltaNet && fused_wu(kDeltaNet, true, li.store_state, std::min<int>(li.bv, int(d.V)))) {
+  // The fused forward's 𝒯 Diag(β) and GDN's row gates (fused_wu), read by the state pass only.
+  Tensor Tbeta, gate_rows;
+  const int slice = std::min<int>(li.bv, int(d.V));
+  const int var = cfg.variant == Variant::DeltaNet ? kDeltaNet : cfg.variant == Variant::GDN ? kGDN : -1;
+  if (fused_wu(var, true, li.store_state, slice)) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
+  }
+  if (fused_gate(var, true, li.store_state, slice)) {
+    gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
+    p.gate_rows = ptr<float>(gate_rows);
   }
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });

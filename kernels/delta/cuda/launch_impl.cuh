@@ -206,7 +206,7 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
-  using L = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV)>;  // as state_fwd_kernel's
+  using L = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV)>;  // as state_fwd_kernel's
   launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total>(name, kStateFwdPhases, p, V / BV, s);
 }
 

@@ -135,44 +135,46 @@ __device__ __forceinline__ void gemm_tn(float (&acc)[N / 2], const bf16_t* A, co
   gemm<N, K, Major::K, Major::K>(acc, A, B, accumulate);
 }
 
-// T[c][row0 + r] = bf16(acc(r, c)) for the warpgroup's m64nN fragment, T a swizzled K-major tile
-// of N rows (tile_offset<N>): the transposed write the state passes make of H and E. One
-// stmatrix.trans per 16 columns writes four 8×8 blocks of a warp's 16 rows (lane l gives the
-// address of stored row l mod 8 of block l / 8: blocks (j, rows 0-7), (j, rows 8-15), (j + 1, ..)),
-// where per-element 2-byte stores and their swizzled addresses took 64 instructions per 16 columns.
-template <int N>
-__device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0) {
+// The warpgroup's m64nN fragment, times alpha, to bf16 in a swizzled K-major tile through one
+// stmatrix per 16 columns (lane l gives the address of stored row l mod 8 of 8×8 block l / 8: for
+// a warp's 16 rows, blocks (j, rows 0-7), (j, rows 8-15), (j + 1, ...)). TRANS: T[c][row0 + r],
+// T of N rows (tile_offset<N>; the transposed write the state passes make of H and E, where
+// per-element 2-byte stores and their swizzled addresses took 64 instructions per 16 columns);
+// else T[r][c], T of 64 rows (tile_offset<64>; the layout of a wgmma A operand).
+template <int N, bool TRANS>
+__device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf16_t* T, int row0, float alpha) {
   static_assert(N % 16 == 0, "pairs of n8 tiles");
   const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
 #pragma unroll
   for (int j = 0; j < N / 8; j += 2) {
     const int jj = j + (m >> 1), half = m & 1;
-    const uint32_t a = smem_addr(T + tile_offset<N>(8 * jj + i, row0 + 16 * w + 8 * half));
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a),
-                 "r"(pack_bf16x2(acc[4 * j], acc[4 * j + 1])), "r"(pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3])),
-                 "r"(pack_bf16x2(acc[4 * j + 4], acc[4 * j + 5])), "r"(pack_bf16x2(acc[4 * j + 6], acc[4 * j + 7]))
-                 : "memory");
+    const uint32_t a = smem_addr(T + (TRANS ? tile_offset<N>(8 * jj + i, row0 + 16 * w + 8 * half)
+                                            : tile_offset<64>(16 * w + 8 * half + i, 8 * jj)));
+    const uint32_t r0 = pack_bf16x2(alpha * acc[4 * j], alpha * acc[4 * j + 1]);
+    const uint32_t r1 = pack_bf16x2(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]);
+    const uint32_t r2 = pack_bf16x2(alpha * acc[4 * j + 4], alpha * acc[4 * j + 5]);
+    const uint32_t r3 = pack_bf16x2(alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]);
+    if constexpr (TRANS)
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(r0), "r"(r1),
+                   "r"(r2), "r"(r3)
+                   : "memory");
+    else
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(r0), "r"(r1), "r"(r2),
+                   "r"(r3)
+                   : "memory");
   }
 }
 
-// T[r][c] = bf16(alpha acc(r, c)) for the warpgroup's m64nN fragment, T a swizzled K-major tile of
-// 64 rows (tile_offset<64>): the layout of a wgmma A operand. One stmatrix per 16 columns (lane l
-// gives the address of row l mod 8 of block l / 8, 16 contiguous bytes).
+// T[c][row0 + r] = bf16(acc(r, c)): H and E transposed for the state passes' products.
+template <int N>
+__device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0) {
+  stmatrix_fragment<N, true>(acc, T, row0, 1.f);
+}
+
+// T[r][c] = bf16(alpha acc(r, c)), T of 64 rows: a wgmma A operand.
 template <int N>
 __device__ __forceinline__ void store_rows(const float (&acc)[N / 2], bf16_t* T, float alpha) {
-  static_assert(N % 16 == 0, "pairs of n8 tiles");
-  const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
-#pragma unroll
-  for (int j = 0; j < N / 8; j += 2) {
-    const int jj = j + (m >> 1), half = m & 1;
-    const uint32_t a = smem_addr(T + tile_offset<64>(16 * w + 8 * half + i, 8 * jj));
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a),
-                 "r"(pack_bf16x2(alpha * acc[4 * j], alpha * acc[4 * j + 1])),
-                 "r"(pack_bf16x2(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3])),
-                 "r"(pack_bf16x2(alpha * acc[4 * j + 4], alpha * acc[4 * j + 5])),
-                 "r"(pack_bf16x2(alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]))
-                 : "memory");
-  }
+  stmatrix_fragment<N, false>(acc, T, 0, alpha);
 }
 
 // The warpgroup's m64nN fragment of a row-major bf16 tile U [64][LD] (16-byte aligned rows) as

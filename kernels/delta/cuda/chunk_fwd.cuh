@@ -678,11 +678,10 @@ struct WgStateStage {
   }
 };
 
-// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; GATE: and (e^{γ−G} ⊙ E)ᵀ [BV][C]
-// and 𝒯 Diag(β Γ) [C][C]); 1 KB for aligning the dynamic base
-// to 1024 bytes. The output pass (Q̂, P in its stages) runs one CTA an SM with three stages; the
-// replay two CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave);
-// V-slices of 128 one CTA.
+// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; GATE: and 𝒯 Diag(β Γ) [C][C] and
+// (e^{γ−G} ⊙ E)ᵀ [BV][C]); 1 KB for aligning the dynamic base to 1024 bytes. The output pass (Q̂, P
+// in its stages) runs one CTA an SM with three stages where they fit; the replay two CTAs an SM
+// with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128 one CTA.
 template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
 struct StateFwdShape {
   using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;

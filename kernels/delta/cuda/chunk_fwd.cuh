@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
   load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   // (The fused forward forms U in the state pass: no v here.)
-  const bool fused = (VAR == kDeltaNet || VAR == kGDN) && p.Tbeta != nullptr;
+  const bool fused = fuses_wu(VAR) && p.Tbeta != nullptr;
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
   if constexpr (VAR == kGDN2) {
     load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
@@ -699,6 +699,10 @@ struct StateFwdShape {
   static_assert(ctas_per_sm * (total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
 };
 
+// state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV)>;
+
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
 // frag_store_global's 16-byte rows serve it.
@@ -735,9 +739,9 @@ inline constexpr const char* kStateFwdPhases[] = {"wait", "H^T", "E|QH", "KE|PE,
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-__global__ void __launch_bounds__(kThreads, (StateFwdShape<K, V, BV, OUTPUT>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
   constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV);
-  using L = StateFwdShape<K, V, BV, OUTPUT, kFused, kGate>;
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");

@@ -35,8 +35,9 @@ struct VT {
 // (32 KB), and the state pass reads it, k and v instead of W, K̄ and U. GDN's W takes Γ = e^G into
 // 𝒯's columns in the state pass, and K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E) (fused_gate: e^G and e^{γ−G} of
 // each row come from wy_prep; K̄ itself cannot fold into W, e^{G−γ} overflows).
+constexpr bool fuses_wu(int var) { return var == kDeltaNet || var == kGDN; }  // the variants it serves
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
-  return (var == kDeltaNet || var == kGDN) && output && !store && bv % 64 == 0;
+  return fuses_wu(var) && output && !store && bv % 64 == 0;
 }
 constexpr bool fused_gate(int var, bool output, bool store, int bv) {
   return fused_wu(var, output, store, bv) && var == kGDN;

@@ -193,6 +193,13 @@ void dispatch_variant(Variant v, F&& f) {
   }
 }
 
+// The kernels' VariantId of v.
+int variant_id(Variant v) {
+  int id = 0;
+  dispatch_variant(v, [&](auto vc) { id = decltype(vc)::value; });
+  return id;
+}
+
 DeltaParams base_params(const Dims& d, const Inputs& in, const ChunkTable& ct, float scale) {
   DeltaParams p;
   p.H = int(d.H);
@@ -296,7 +303,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // The fused forward's 𝒯 Diag(β) and GDN's row gates (fused_wu), read by the state pass only.
   Tensor Tbeta, gate_rows;
   const int slice = std::min<int>(li.bv, int(d.V));
-  const int var = cfg.variant == Variant::DeltaNet ? kDeltaNet : cfg.variant == Variant::GDN ? kGDN : -1;
+  const int var = variant_id(cfg.variant);
   if (fused_wu(var, true, li.store_state, slice)) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);

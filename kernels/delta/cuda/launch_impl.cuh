@@ -206,8 +206,8 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
-  using L = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV)>;  // as state_fwd_kernel's
-  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, L::total>(name, kStateFwdPhases, p, V / BV, s);
+  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::total>(
+      name, kStateFwdPhases, p, V / BV, s);
 }
 
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an

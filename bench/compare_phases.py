@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Two builds' kernel timings side by side: the REWY_KERNEL_TIMING tables (µs per call of every
 kernel) and, where both runs had REWY_KERNEL_TIMING=2, each kernel's cycles per phase (a CTA's
-for the chunk-parallel kernels, a chunk step's for the sequential ones). Feed it the stderr of the same bench_delta command under two builds, e.g. a base commit
-built beside the change in one device call (NOTES.md, "First calls"):
+for the chunk-parallel kernels, a chunk step's for the sequential ones). Feed it the stderr of
+the same bench_delta command under two builds, e.g. a base commit built beside the change in one
+device call (NOTES.md, "First calls"):
 
   REWY_KERNEL_TIMING=2 build-gpu/bench/bench_delta --ops deltanet,gdn,kda,gdn2 --shapes 0 \\
       --policies recompute --gates bench --samples 3 > new.txt 2>&1

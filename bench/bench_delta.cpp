@@ -7,7 +7,8 @@
 //   bench_delta [--ops deltanet,gdn,kda,gdn2] [--shapes 0,1,2,3,4,5] [--policies recompute,save]
 //               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
 //               [--state-slice 0|16|32|64|128] [--grad-warps 0|8|16]
-//               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [Google Benchmark flags]
+//               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
+//               [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -44,6 +45,7 @@ struct Options {
   int grad_warps = 0;   // Config::grad_warps (0: automatic)
   int prep_warps = 0;   // Config::prep_warps (0: automatic)
   int replay_warps = 0; // Config::replay_warps (0: automatic)
+  bool serial_state_passes = false;  // Config::concurrent_state_passes = false
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -116,6 +118,7 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   cfg.grad_warps = opt.grad_warps;
   cfg.prep_warps = opt.prep_warps;
   cfg.replay_warps = opt.replay_warps;
+  cfg.concurrent_state_passes = !opt.serial_state_passes;
   std::vector<double> ms;
   for (auto _ : state) {
     if (fwd_dir) {
@@ -160,6 +163,7 @@ int main(int argc, char** argv) {
     else if (a == "--grad-warps") opt.grad_warps = std::stoi(val());
     else if (a == "--prep-warps") opt.prep_warps = std::stoi(val());
     else if (a == "--replay-warps") opt.replay_warps = std::stoi(val());
+    else if (a == "--serial-state-passes") opt.serial_state_passes = true;
     else rest.push_back(argv[i]);
   }
   for (const auto& op : opt.ops)

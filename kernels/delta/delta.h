@@ -61,11 +61,15 @@ struct Config {
   // the exact list of rounding points is in docs/delta-cpu.md.
   bool round_to_bf16 = false;
   // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
-  // slice): 0 picks by occupancy (16 when the CTAs of 16 fit one wave on 132 SMs, else 32 when
-  // fewer than 132 CTAs of 64 would run, else 64; the Recompute forward takes 128 once 128 or more
-  // CTAs of 128 run); 16, 32, 64, or 128 (the forward passes only: the backward state pass takes
-  // at most 64).
+  // slice): 0 picks by occupancy (kernels/delta/cuda/delta_cuda.cu, launch_info: 128 or 64 once
+  // they give 128 CTAs, 16 when its CTAs fit one wave on 132 SMs, else 32 or 64); 16, 32, 64 or
+  // 128 for every state pass of the call.
   int state_slice = 0;
+  // CUDA, Recompute backward: the replay's state pass (H snapshots, E) and state_bwd (∂H⁺, ∂E)
+  // read only wy_replay's outputs, not each other's, so they run on two streams side by side
+  // (with few sequence-head pairs each leaves most SMs idle); false runs them one after the other
+  // (the results are bit-identical; for measurement).
+  bool concurrent_state_passes = true;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
   // 56-68 bytes), 8 or 16.

@@ -83,6 +83,39 @@ const ErrorWords& error_words(int device) {
   return w;
 }
 
+// The Recompute backward's second stream (LaunchInfo::side), one per device, non-blocking so that
+// the legacy default stream does not serialise it.
+cudaStream_t side_stream(int device) {
+  static std::mutex mu;
+  static std::map<int, cudaStream_t> streams;
+  std::lock_guard<std::mutex> g(mu);
+  cudaStream_t& s = streams[device];
+  if (!s) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
+// Its fork and join events, one pair per host thread and device: a pair shared between threads
+// could be re-recorded by one while another's stream waits on it.
+struct ForkJoin {
+  cudaEvent_t fork = nullptr, join = nullptr;
+  ForkJoin() = default;
+  ForkJoin(const ForkJoin&) = delete;
+  ForkJoin& operator=(const ForkJoin&) = delete;
+  ~ForkJoin() {  // (at thread exit; errors ignored: the context may already be gone)
+    if (fork) (void)cudaEventDestroy(fork);
+    if (join) (void)cudaEventDestroy(join);
+  }
+};
+const ForkJoin& fork_join(int device) {
+  thread_local std::map<int, ForkJoin> events;
+  ForkJoin& e = events[device];
+  if (!e.fork) {
+    CUDA_CHECK(cudaEventCreateWithFlags(&e.fork, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&e.join, cudaEventDisableTiming));
+  }
+  return e;
+}
+
 // Throws (and clears) an error some forward's kernels stored for `device`; `who` names the call.
 void raise_stored_errors(int device, const std::string& who) {
   volatile int* w = error_words(device).host;
@@ -348,7 +381,13 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   const Tensor dO = kernel_ready(dout, s);
   const Tensor dHT = kernel_ready(dht, s);
-  const LaunchInfo li = launch_info(cfg, d, s, Pass::Backward);
+  LaunchInfo li = launch_info(cfg, d, s, Pass::Backward);
+  if (sv.policy == Policy::Recompute && cfg.concurrent_state_passes) {
+    const ForkJoin& fj = fork_join(dev.index);
+    li.side = side_stream(dev.index);
+    li.fork = fj.fork;
+    li.join = fj.join;
+  }
 
   Saved replay;  // Recompute: the replay's intermediates
   if (sv.policy == Policy::Save) {

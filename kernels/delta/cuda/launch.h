@@ -16,14 +16,19 @@ struct LaunchInfo {
   // value, else these defaults (launch_info gives KDA's wy_prep 16).
   int grad_warps = 16, prep_warps = 8, replay_warps = 8;
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
+  // Recompute backward with Config::concurrent_state_passes: the replay's state pass runs on
+  // `side` between `fork` (recorded on `stream` after wy_replay) and `join` (which `stream` waits
+  // for before grad_chunk); state_bwd stays on `stream`. Null: one stream.
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
 };
 
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
-// saved), state_fwd without output (Hs, E).
+// saved), state_fwd without output (Hs, E; on li.side when set).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
-// Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward).
+// Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward; after li.join when set).
 template <int VAR> void launch_backward(const DeltaParams& p, const LaunchInfo& li, bool rewy);
 
 }  // namespace rewy::delta::cuda_impl

@@ -270,7 +270,14 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
-    launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
+    if (li.side) {  // beside state_bwd (LaunchInfo::side)
+      CUDA_CHECK(cudaEventRecord(li.fork, li.stream));
+      CUDA_CHECK(cudaStreamWaitEvent(li.side, li.fork, 0));
+      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.side);
+      CUDA_CHECK(cudaEventRecord(li.join, li.side));
+    } else {
+      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
+    }
   });
 }
 
@@ -281,6 +288,7 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_state_bwd<VAR, K, V, BV>(p, li.stream);
+    if (li.side) CUDA_CHECK(cudaStreamWaitEvent(li.stream, li.join, 0));  // the replay's Hs and E
     if (rewy) launch_grad<VAR, K, V, true>(p, li.stream, li.grad_warps);
     else launch_grad<VAR, K, V, false>(p, li.stream, li.grad_warps);
   });

@@ -199,7 +199,9 @@ TEST(GpuDelta, MisalignedInputViews) {
 }
 
 // The Recompute backward's replay state pass and state_bwd on two streams (the default) give
-// what they give one after the other, bit for bit, for several sequence-head pairs at once.
+// what they give one after the other: bit for bit for every output whose sums have a fixed order,
+// and within the precision bar for ∂β and ∂g, which grad_chunk sums with shared-memory atomics
+// (their order changes from run to run in either mode). Several sequence-head pairs at once.
 TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -211,17 +213,27 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
     sp.seqlens = {300, 700};
     sp.h0 = true;
     sp.seed = seed;
-    const RandomCase dev = to_cuda(make_random_case(sp), cuda(0));
+    const RandomCase c = make_random_case(sp);
+    auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+    const RandomCase dev = to_cuda(c, cuda(0));
     Config cfg;
     cfg.variant = variant;
     cfg.policy = Policy::Recompute;
     const Outputs concurrent = run_named(cfg, dev);
     cfg.concurrent_state_passes = false;
     const Outputs serial = run_named(cfg, dev);
+    const CpuReference ref = ref_future.get();
     ASSERT_EQ(concurrent.size(), serial.size());
     for (const auto& [key, t] : concurrent) {
-      EXPECT_TRUE(all_finite(t)) << name(variant) << " " << key << " (seed " << seed << ")";
-      EXPECT_EQ(relative_error(t, serial.at(key)), 0.0) << name(variant) << " " << key << " (seed " << seed << ")";
+      const std::string what = std::string(name(variant)) + " " + key + " (seed " + std::to_string(seed) + ")";
+      EXPECT_TRUE(all_finite(t)) << what;
+      if (key == "dbeta" || key == "dg") {
+        const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
+        for (const Tensor* r : {&t, &serial.at(key)})
+          EXPECT_LE(relative_error(*r, ref.exact.at(key)), std::max(2.0 * et, 1e-5)) << what;
+      } else {
+        EXPECT_EQ(relative_error(t, serial.at(key)), 0.0) << what;
+      }
     }
   }
 }

@@ -67,8 +67,9 @@ struct Config {
   int state_slice = 0;
   // CUDA, Recompute backward: the replay's state pass (H snapshots, E) and state_bwd (∂H⁺, ∂E)
   // read only wy_replay's outputs, not each other's, so they run on two streams side by side
-  // (with few sequence-head pairs each leaves most SMs idle); false runs them one after the other
-  // (the results are bit-identical; for measurement).
+  // (with few sequence-head pairs each leaves most SMs idle; launch_info then counts both passes'
+  // CTAs when it picks the V-slice width); false runs them one after the other (for measurement;
+  // at the same width the results are the same but for the order of ∂β's and ∂g's atomic sums).
   bool concurrent_state_passes = true;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills

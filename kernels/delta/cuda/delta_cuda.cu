@@ -198,18 +198,25 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   // GDN 0.467 -> 0.363, KDA 0.718 -> 0.639, GDN2 0.743 -> 0.664; at 32 pairs (64 CTAs) 64 was
   // 7-20% slower (H200, 2026-11-30, docs/measurements/2026-11-30-s7/{slice,s1_slice}{32,64}.csv).
   const bool fwd64 = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 64) >= 128;
-  // With the Recompute backward's two state passes side by side (concurrent_state_passes) their
-  // CTAs share the SMs, so the one-wave rule counts both: at (1, 16384, 16) 32 against 16 (256
-  // CTAs, two waves): DeltaNet 1.45 -> 1.29 ms, GDN 1.79 -> 1.63, KDA 2.05 -> 1.92, GDN2 2.18 ->
-  // 2.04 (H200, 2026-11-30, bench_delta --shapes 3 --state-slice 32, docs/measurements/2026-11-30-s8/).
-  const bool paired = pass == Pass::Backward && cfg.policy == Policy::Recompute && cfg.concurrent_state_passes;
-  const auto ctas = [&](int bv) { return (paired ? 2 : 1) * pairs * (d.V / bv); };
+  // The Recompute backward's two state passes side by side (concurrent_state_passes) share the
+  // SMs, so they take the narrowest slice at which both fit one wave, when one does: against
+  // the one-pass rule above, at (1, 16384, 16) 32 instead of 16: DeltaNet 1.45 -> 1.28 ms, GDN
+  // 1.79 -> 1.64, KDA 2.05 -> 1.92, GDN2 2.18 -> 2.04; at (4, 4096, 16) 128 instead of 64: 0.92 ->
+  // 0.85 ms, 1.11 -> 1.10, 1.47 -> 1.40, 1.60 -> 1.53; at 32 pairs 64 (32: 0.92 -> 1.24 ms
+  // DeltaNet at (2, 8192, 16)). With 128 pairs or more none fits and the one-pass rule holds
+  // (H200, 2026-11-30, bench_delta --state-slice, docs/measurements/2026-11-30-s8/).
+  int paired_bv = 0;
+  if (pass == Pass::Backward && cfg.policy == Policy::Recompute && cfg.concurrent_state_passes)
+    for (int w : {16, 32, 64, 128})
+      if (w <= d.V && 2 * pairs * (d.V / w) <= 132) {
+        paired_bv = w;
+        break;
+      }
   li.bv = cfg.state_slice ? cfg.state_slice
+          : paired_bv ? paired_bv
           : wide ? 128
           : bwd64 || fwd64 ? 64
-          : ctas(16) <= 132 ? 16
-          : paired ? (ctas(32) <= 132 ? 32 : 64)
-          : ctas(64) < 132 ? 32 : 64;
+          : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
   // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
   // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,
@@ -389,7 +396,9 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
   const Tensor dO = kernel_ready(dout, s);
   const Tensor dHT = kernel_ready(dht, s);
-  LaunchInfo li = launch_info(cfg, d, s, Pass::Backward);
+  Config as_saved = cfg;  // the policy the forward ran under decides the backward's launches
+  as_saved.policy = sv.policy;
+  LaunchInfo li = launch_info(as_saved, d, s, Pass::Backward);
   if (sv.policy == Policy::Recompute && cfg.concurrent_state_passes) {
     const ForkJoin& fj = fork_join(dev.index);
     li.side = side_stream(dev.index);

@@ -135,20 +135,17 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
   static_assert(L::fits, "state_bwd's shared memory exceeds the H200's 227 KB per block");
   extern __shared__ __align__(16) char raw[];
-  char* const smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
+  char* const smem = align_1024(raw);
   bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Dt);
   bf16_t* const Et = reinterpret_cast<bf16_t*>(smem + L::Et);
-  const int n = blockIdx.x / (V / BV), h = blockIdx.y, v0 = (blockIdx.x % (V / BV)) * BV;
-  const int wgi = threadIdx.x >> 7, srow0 = 64 * wgi;  // warpgroup; its state rows (wgi < K / 64)
-  const bool holds_state = wgi < K / 64, forms_dE = wgi == 1;
-  const int64_t strideV = int64_t(p.H) * V, strideK = int64_t(p.H) * K;
-  const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0 + int64_t(srow0) * V;  // in [N][H][K][V]
+  const WgStateBlock<K, V, BV> blk(p.H);
+  const int n = blk.n, h = blk.h, v0 = blk.v0, wgi = blk.wgi, srow0 = blk.srow0;
+  const bool holds_state = blk.holds_state, forms_dE = wgi == 1;
+  const int64_t strideV = int64_t(p.H) * V, strideK = int64_t(p.H) * K, state_at = blk.state_at;
   const float s = p.scale, inv_s = 1.f / p.scale;
 
   float Hacc[BV / 2];  // rows [srow0, +64) of ∂H (K × BV slice), fp32
-  wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) {
-    x = holds_state && p.dht ? p.dht[state_at + int64_t(r) * V + cc] : 0.f;
-  });
+  blk.load_state(Hacc, p.dht);
 
   auto tiles = [&](int st) { return smem + st * L::tiles; };
   auto smalls = [&](int st) { return smem + L::smalls + st * L::small; };

@@ -220,9 +220,8 @@ __device__ __forceinline__ float issue_beta(const DeltaParams& p, int tok0, int 
 // β of the chunk's rows (bt: issue_beta's) into betas [C], G into Gs (gate_scan; the caller called
 // gate_issue ahead of its own tile copies), then lands those copies and synchronises the block:
 // the first phase of wy_prep and wy_replay.
-template <int VAR, int K, int V, int NT>
-__device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const DeltaParams& p, const ChunkAt<K, V>& at,
-                                                float bt) {
+template <int VAR, int K, int NT>
+__device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const DeltaParams& p, float bt) {
   if (threadIdx.x < kChunk) betas[threadIdx.x] = bt;
   phase_start(p.phase_cycles);
   cp_async_commit();  // the caller's tiles: one group, left in flight during the scan
@@ -269,7 +268,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
     load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
   }
-  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at, bt);
+  betas_and_gates<VAR, K, NT>(betas, Gs, p, bt);
   if constexpr (VT<VAR>::vec_gate) check_gate_span<K, NT>(Gs, p);
 
   // P = tril(Q̂ K̃ᵀ) and A = stril(K̂ K̃ᵀ): channel gates share the packed column operand.
@@ -429,7 +428,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
     vr[it] = load_row16(p.v + at.baseV, at.strideV, i, e0, at.len);
     if constexpr (VAR == kGDN2) wr[it] = load_row16(p.w + at.baseV, at.strideV, i, e0, at.len);
   }
-  betas_and_gates<VAR, K, V, NT>(betas, Gs, p, at, bt);
+  betas_and_gates<VAR, K, NT>(betas, Gs, p, bt);
 
 #pragma unroll
   for (int it = 0; it < kOctK; ++it) {
@@ -731,6 +730,29 @@ __device__ __forceinline__ void scale_tile_columns(const bf16_t* src, bf16_t* ds
   }
 }
 
+// Where a warpgroup state kernel's block works (state_fwd, state_bwd_wg): sequence n, head h,
+// V-slice [v0, v0 + BV); warpgroup wgi holds state rows [srow0, srow0 + 64) when holds_state, the
+// first of them at state_at in a [N][H][K][V] state tensor.
+template <int K, int V, int BV>
+struct WgStateBlock {
+  int n, h, v0, wgi, srow0;
+  bool holds_state;
+  int64_t state_at;
+  __device__ explicit WgStateBlock(int H)
+      : n(blockIdx.x / (V / BV)), h(blockIdx.y), v0((blockIdx.x % (V / BV)) * BV), wgi(threadIdx.x >> 7),
+        srow0(64 * wgi), holds_state(wgi < K / 64), state_at((int64_t(n) * H + h) * K * V + v0 + int64_t(srow0) * V) {}
+  // The warpgroup's fp32 fragment of its state rows, from src (zero where src is null).
+  __device__ void load_state(float (&acc)[BV / 2], const float* src) const {
+    wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) {
+      x = holds_state && src ? src[state_at + int64_t(r) * V + cc] : 0.f;
+    });
+  }
+};
+
+// The dynamic shared memory's base rounded up to 1024 bytes (swizzled tiles; the layouts reserve
+// the 1 KB).
+__device__ __forceinline__ char* align_1024(char* raw) { return raw + ((1024 - (smem_addr(raw) & 1023)) & 1023); }
+
 // Phases of a state_fwd step for REWY_KERNEL_TIMING=2 (thread 0, warpgroup 0's view), summed
 // over the steps of every V-slice: the wait for the step's tiles, Hᵀ to shared memory, E = U − W H
 // (beside warpgroup 1's Q̂ H), then K̄ᵀE (beside P E and the output).
@@ -746,19 +768,16 @@ __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPU
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
   extern __shared__ __align__(16) char raw[];
-  char* const smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
+  char* const smem = align_1024(raw);
   bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);
   bf16_t* const Et = reinterpret_cast<bf16_t*>(smem + L::Et);
-  const int n = blockIdx.x / (V / BV), h = blockIdx.y, v0 = (blockIdx.x % (V / BV)) * BV;
-  const int wgi = threadIdx.x >> 7, srow0 = 64 * wgi;  // warpgroup; its state rows (wgi < K / 64)
-  const bool holds_state = wgi < K / 64;
-  const int64_t strideV = int64_t(p.H) * V;
-  const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0 + int64_t(srow0) * V;  // in [N][H][K][V]
+  const WgStateBlock<K, V, BV> blk(p.H);
+  const int n = blk.n, h = blk.h, v0 = blk.v0, wgi = blk.wgi, srow0 = blk.srow0;
+  const bool holds_state = blk.holds_state;
+  const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
 
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
-  wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) {
-    x = holds_state && p.h0 ? p.h0[state_at + int64_t(r) * V + cc] : 0.f;
-  });
+  blk.load_state(Hacc, p.h0);
 
   phase_start(p.phase_cycles);
   seq_chunk_loop<S, L::stages, false>(smem, p, n, h, v0, V, [&](int c, char* st) {

@@ -239,9 +239,9 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
 }
 
 // The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA
-// multicast (the default where the slices are narrower than V) against every slice loading its
-// own: the same arithmetic on the same tiles, so the same bits but for ∂β's and ∂g's atomic sums
-// (held to the reference). Sequences of 300 and 700 tokens end in partial chunks, whose boxes run
+// multicast (Config::multicast_state_tiles, where the slices are narrower than V) against every
+// slice loading its own: the same arithmetic on the same tiles, so the same bits but for ∂β's and
+// ∂g's atomic sums (held to the reference). Sequences of 300 and 700 tokens end in partial chunks, whose boxes run
 // on into the next sequence's tokens; both policies (the Save forward stores E and the states).
 TEST(GpuDelta, MulticastStateTilesMatchPlain) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
@@ -264,6 +264,7 @@ TEST(GpuDelta, MulticastStateTilesMatchPlain) {
         Config cfg;
         cfg.variant = variant;
         cfg.policy = policy;
+        cfg.multicast_state_tiles = true;
         const int64_t before = multicast_state_launches();
         Outputs shared = run_named(cfg, dev);
         EXPECT_GT(multicast_state_launches(), before) << name(variant) << ": no state pass ran as a cluster";

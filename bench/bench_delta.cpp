@@ -8,6 +8,7 @@
 //               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
 //               [--state-slice 0|16|32|64|128] [--grad-warps 0|8|16]
 //               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
+//               [--multicast]
 //               [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -46,6 +47,7 @@ struct Options {
   int prep_warps = 0;   // Config::prep_warps (0: automatic)
   int replay_warps = 0; // Config::replay_warps (0: automatic)
   bool serial_state_passes = false;  // Config::concurrent_state_passes = false
+  bool multicast = false;            // Config::multicast_state_tiles = true
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -119,6 +121,7 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   cfg.prep_warps = opt.prep_warps;
   cfg.replay_warps = opt.replay_warps;
   cfg.concurrent_state_passes = !opt.serial_state_passes;
+  cfg.multicast_state_tiles = opt.multicast;
   std::vector<double> ms;
   for (auto _ : state) {
     if (fwd_dir) {
@@ -164,6 +167,7 @@ int main(int argc, char** argv) {
     else if (a == "--prep-warps") opt.prep_warps = std::stoi(val());
     else if (a == "--replay-warps") opt.replay_warps = std::stoi(val());
     else if (a == "--serial-state-passes") opt.serial_state_passes = true;
+    else if (a == "--multicast") opt.multicast = true;
     else rest.push_back(argv[i]);
   }
   for (const auto& op : opt.ops)

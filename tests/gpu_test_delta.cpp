@@ -237,3 +237,55 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
     }
   }
 }
+
+// The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA
+// multicast (Config::multicast_state_tiles, where the slices are narrower than V) against every
+// slice loading its own: the same arithmetic on the same tiles, so the same bits but for ∂β's and
+// ∂g's atomic sums (held to the reference). Sequences of 300 and 700 tokens end in partial chunks, whose boxes run
+// on into the next sequence's tokens; both policies (the Save forward stores E and the states).
+TEST(GpuDelta, MulticastStateTilesMatchPlain) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = uint64_t(std::random_device{}()) & 0xffffff;
+  const int64_t dims[][2] = {{128, 128}, {64, 64}};
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2})
+    for (const auto& kv : dims) {
+      RandomSpec sp;
+      sp.variant = variant;
+      sp.T = 1000, sp.H = 2, sp.K = kv[0], sp.V = kv[1];
+      sp.seqlens = {300, 700};
+      sp.h0 = true;
+      sp.seed = seed;
+      const RandomCase c = make_random_case(sp);
+      auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+      const RandomCase dev = to_cuda(c, cuda(0));
+      std::vector<std::pair<Outputs, Outputs>> runs;  // (multicast, plain) per policy
+      for (Policy policy : {Policy::Recompute, Policy::Save}) {
+        Config cfg;
+        cfg.variant = variant;
+        cfg.policy = policy;
+        cfg.multicast_state_tiles = true;
+        const int64_t before = multicast_state_launches();
+        Outputs shared = run_named(cfg, dev);
+        EXPECT_GT(multicast_state_launches(), before) << name(variant) << ": no state pass ran as a cluster";
+        cfg.multicast_state_tiles = false;
+        runs.emplace_back(std::move(shared), run_named(cfg, dev));
+      }
+      const CpuReference ref = ref_future.get();
+      for (const auto& [shared, plain] : runs) {
+        ASSERT_EQ(shared.size(), plain.size());
+        for (const auto& [key, t] : shared) {
+          const std::string what = std::string(name(variant)) + " K=" + std::to_string(kv[0]) + " V=" +
+                                   std::to_string(kv[1]) + " " + key + " (seed " + std::to_string(seed) + ")";
+          EXPECT_TRUE(all_finite(t)) << what;
+          if (key == "dbeta" || key == "dg") {
+            const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
+            for (const Tensor* r : {&t, &plain.at(key)})
+              EXPECT_LE(relative_error(*r, ref.exact.at(key)), std::max(2.0 * et, 1e-5)) << what;
+          } else {
+            EXPECT_EQ(relative_error(t, plain.at(key)), 0.0) << what;
+          }
+        }
+      }
+    }
+}

@@ -236,4 +236,12 @@ Grads backward(const Config& cfg, const Inputs& in, const ForwardResult& fwd, co
   return cpu::chunk_backward<float>(cfg, in, dims, fwd, dout, dht);
 }
 
+int64_t multicast_state_launches() {
+#if REWY_WITH_CUDA
+  return cuda_impl::multicast_state_launches();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

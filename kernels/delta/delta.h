@@ -71,6 +71,14 @@ struct Config {
   // CTAs when it picks the V-slice width); false runs them one after the other (for measurement;
   // at the same width the results are the same but for the order of ∂β's and ∂g's atomic sums).
   bool concurrent_state_passes = true;
+  // CUDA, experimental (off: slower as it stands): where the forward state pass (and the
+  // Recompute backward's replay of it) runs in V-slices narrower than V, the slices of one
+  // (sequence, head) form a thread-block cluster that loads each chunk's W, K̄, Q̂ and P once, by
+  // TMA multicast, instead of once per slice (at slices of 16 and 32 a step waits 37-46% for those
+  // loads). With a cluster barrier between steps the replay became 3-30% slower where it ran
+  // (KDA's backward at (1, 16384, 16) 1.92 -> 2.72 ms beside state_bwd), and the forward's
+  // clusters of 4 and 8 did not all fit at once (H200, 2026-11-30, docs/perf-delta.md).
+  bool multicast_state_tiles = false;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
   // 56-68 bytes), 8 or 16.
@@ -165,5 +173,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in);
 // cfg and inputs (its Saved is what the policy kept).
 Grads backward(const Config& cfg, const Inputs& in, const ForwardResult& fwd, const Tensor& dout,
                const Tensor& dht);
+// CUDA: how many state passes this process has run as thread-block clusters sharing their tiles
+// (Config::multicast_state_tiles); 0 without CUDA. For tests that must know the path ran.
+int64_t multicast_state_launches();
 
 }  // namespace rewy::delta

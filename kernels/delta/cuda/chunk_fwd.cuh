@@ -13,6 +13,7 @@
 //                              entering each chunk (Save policy, backward replay).
 #pragma once
 #include "kernels/delta/cuda/common.cuh"
+#include "kernels/delta/cuda/tma.cuh"
 #include "kernels/delta/cuda/wgmma.cuh"
 
 namespace rewy::delta::cuda_impl {
@@ -668,6 +669,13 @@ struct WgStateStage {
       async_tile_sw128<kChunk, K>(bf(Qh), p.Qg + baseK, strideK, len);
       async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
     }
+    prefetch_slice(st, p, c, sp, h, v0, V);
+  }
+
+  // This V-slice's own part of the stage (U or v, e^γ, GATE's rows): cp.async.
+  __device__ static void prefetch_slice(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
+    const int tok0 = sp.tok0, len = sp.len;
+    auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
     if constexpr (FUSED)
       async_tile_sw128<kChunk, BV>(bf(U), p.v + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
     else
@@ -675,13 +683,43 @@ struct WgStateStage {
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (GATE) async_tile<1, kChunk * 2 * 4>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
   }
+
+  // The tiles every V-slice reads (W, K̄; OUTPUT: Q̂, P), 64-channel boxes of 64 tokens, split
+  // among the cluster's `slices` CTAs and multicast to all of them, completing on `bar` at the same
+  // offset in each (whose owner expects all of them: tile_bytes). Thread 0 of each CTA issues.
+  static constexpr int kBoxes = (OUTPUT ? 3 : 2) * (K / 64) + (OUTPUT ? 1 : 0);
+  static constexpr uint32_t tile_bytes = uint32_t(kBoxes) * kChunk * 64 * 2;
+  __device__ static void multicast_tiles(char* st, const tma::StateMaps& maps, int tok0, int h, uint64_t* bar, int rank,
+                                         int slices) {
+    static_assert(!FUSED, "the fused stage's W slot holds 𝒯 Diag(β)");
+    const uint16_t all = uint16_t((1u << slices) - 1);
+    constexpr int kp = K / 64;  // panels of a K-wide tile
+    for (int b = rank; b < kBoxes; b += slices) {
+      const int t = b / kp, panel = b % kp;  // tile t: W, K̄, Q̂, then P (one panel)
+      const CUtensorMap* map = t == 0 ? &maps.W : t == 1 ? &maps.Kb : t == 2 ? &maps.Qh : &maps.P;
+      const size_t off = (t == 0 ? W : t == 1 ? Kb : t == 2 ? Qh : P) + size_t(panel) * kChunk * 64 * 2;
+      tma::load_box_multicast(st + off, map, 64 * panel, h, tok0, bar, all);
+    }
+  }
+
+  // Rows [len, C) of K̄ to zero: a box runs on into the next sequence's tokens, and K̄ᵀE must not
+  // take them (W's, Q̂'s and P's rows there reach no stored value: P is lower triangular).
+  __device__ static void clear_tail_rows(char* st, int len) {
+    if (len >= kChunk) return;
+    constexpr int kPieces = K / 8;  // 16-byte pieces of a row, over its K / 64 panels
+    for (int i = threadIdx.x; i < (kChunk - len) * kPieces; i += kThreads) {
+      const int r = len + i / kPieces, piece = i % kPieces;
+      *reinterpret_cast<uint4*>(st + Kb + (size_t(piece / 8) * kChunk * 64 + size_t(r) * 64 + (piece % 8) * 8) * 2) =
+          make_uint4(0, 0, 0, 0);
+    }
+  }
 };
 
 // Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; GATE: and 𝒯 Diag(β Γ) [C][C] and
 // (e^{γ−G} ⊙ E)ᵀ [BV][C]); 1 KB for aligning the dynamic base to 1024 bytes. The output pass (Q̂, P
 // in its stages) runs one CTA an SM with three stages where they fit; the replay two CTAs an SM
 // with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128 one CTA.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false>
 struct StateFwdShape {
   using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
@@ -693,14 +731,16 @@ struct StateFwdShape {
   static constexpr int stages = stages_fit >= 3 ? 3 : 2;
   static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Wn = Et + e_bytes;
   static constexpr size_t Tg = Wn + w_bytes, Es = Tg + (GATE ? size_t(kChunk) * kChunk * 2 : 0);  // GATE
-  static constexpr size_t total = 1024 + Wn + w_bytes + gate_bytes;
+  static constexpr size_t bars = Wn + w_bytes + gate_bytes;           // CLUSTER: a stage's mbarrier each
+  static constexpr size_t total = 1024 + bars + (CLUSTER ? 8 * stages : 0);
   static_assert(stages_fit >= 2, "state_fwd needs two stages");
   static_assert(ctas_per_sm * (total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
 };
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV)>;
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false>
+using StateFwdLayout =
+    StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV), CLUSTER>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -758,12 +798,64 @@ __device__ __forceinline__ char* align_1024(char* raw) { return raw + ((1024 - (
 // (beside warpgroup 1's Q̂ H), then K̄ᵀE (beside P E and the output).
 inline constexpr const char* kStateFwdPhases[] = {"wait", "H^T", "E|QH", "KE|PE,o"};
 
+// seq_chunk_loop for a cluster of the V / BV slice CTAs of one (sequence, head): each stage's
+// shared tiles land once from L2 for the whole cluster (S::multicast_tiles, on the stage's
+// mbarrier in `full` [NS]), the slice's own part by cp.async. A stage is refilled only once every
+// CTA of the cluster has finished the step that read it: a cluster barrier between steps (its
+// arrive after body's closing block barrier, its wait before the refill).
+template <class S, int NS, class Body>
+__device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t* full, const DeltaParams& p,
+                                                         const tma::StateMaps& maps, int n, int h, int v0, int V,
+                                                         int slices, Body&& body) {
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  const int rank = int(tma::cluster_rank());
+  auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]} : ChunkSpan{0, 0}; };
+  auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
+  auto refill = [&](int i, ChunkSpan sp) {  // stage i % NS with chunk i
+    char* const st = stage(i);
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<ChunkSpan*>(st + S::span) = sp;
+      tma::mbar_arrive_expect(&full[i % NS], S::tile_bytes);
+      S::multicast_tiles(st, maps, sp.tok0, h, &full[i % NS], rank, slices);
+    }
+    S::prefetch_slice(st, p, c_begin + i, sp, h, v0, V);
+  };
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < NS; ++i) tma::mbar_init(&full[i], 1);
+    tma::fence_barrier_init();
+  }
+  tma::cluster_arrive();  // every CTA's barriers initialised before any box lands in it
+  tma::cluster_wait();
+#pragma unroll
+  for (int i = 0; i < NS - 1; ++i) {
+    if (i < count) refill(i, span(i));
+    cp_async_commit();
+  }
+  ChunkSpan ahead = span(NS - 1);
+  __syncthreads();  // the prologue's spans before step 0 reads its own (as seq_chunk_loop)
+  for (int i = 0; i < count; ++i) {
+    const int j = i + NS - 1;
+    if (i > 0) tma::cluster_wait();  // every CTA is done with step i − 1, whose stage chunk j takes
+    if (j < count) refill(j, ahead);
+    ahead = span(j + 1);
+    cp_async_commit();
+    cp_async_wait<NS - 1>();
+    tma::mbar_wait(&full[i % NS], (i / NS) & 1);
+    S::clear_tail_rows(stage(i), reinterpret_cast<const ChunkSpan*>(stage(i) + S::span)->len);
+    body(c_begin + i, stage(i));
+    tma::cluster_arrive();
+  }
+  if (count > 0) tma::cluster_wait();
+  cp_async_wait<0>();
+}
+
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
-// (Save policy, backward replay). ht when p.ht is set.
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
+// (Save policy, backward replay). ht when p.ht is set. CLUSTER: the block is one of a cluster of
+// the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER>
+__device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV);
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>;
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -780,7 +872,7 @@ __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPU
   blk.load_state(Hacc, p.h0);
 
   phase_start(p.phase_cycles);
-  seq_chunk_loop<S, L::stages, false>(smem, p, n, h, v0, V, [&](int c, char* st) {
+  auto step = [&](int c, char* st) {
     const bf16_t* const W = reinterpret_cast<const bf16_t*>(st + S::W);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
     const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
@@ -865,9 +957,26 @@ __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPU
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     phase_mark(p.phase_cycles, 3);
-  });
+  };
+  if constexpr (CLUSTER)
+    seq_chunk_loop_multicast<S, L::stages>(smem, reinterpret_cast<uint64_t*>(smem + L::bars), p, *maps, n, h, v0, V,
+                                           V / BV, step);
+  else
+    seq_chunk_loop<S, L::stages, false>(smem, p, n, h, v0, V, step);
   if (holds_state && p.ht)
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
+}
+
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false>(p, nullptr);
+}
+
+// (One CTA of a cluster of V / BV; launched with the cluster dimension.)
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, true>::ctas_per_sm))
+    state_fwd_cluster_kernel(const DeltaParams p, const __grid_constant__ tma::StateMaps maps) {
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, true>(p, &maps);
 }
 
 }  // namespace rewy::delta::cuda_impl

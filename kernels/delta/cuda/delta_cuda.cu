@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -13,6 +14,7 @@
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/delta_cuda.h"
 #include "kernels/delta/cuda/launch.h"
+#include "kernels/delta/cuda/tma.cuh"
 
 namespace rewy::delta::cuda_impl {
 namespace {
@@ -317,6 +319,24 @@ void bind_intermediates(DeltaParams& p, const Saved& m) {
   p.gexp = ptr<float>(m.gexp);
 }
 
+std::atomic<int64_t> g_multicast_launches{0};
+
+// The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
+// state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
+// rule; views of a misaligned input keep the plain kernel).
+bool state_maps(tma::StateMaps& maps, const Config& cfg, const DeltaParams& p, const Dims& d, const LaunchInfo& li) {
+  if (!cfg.multicast_state_tiles || li.bv >= d.V) return false;
+  const bf16_t* bases[] = {p.W, p.Kg, p.Qg, p.P};
+  for (const bf16_t* b : bases)
+    if (!b || reinterpret_cast<uintptr_t>(b) % 16 != 0) return false;
+  const int64_t rows = d.B * d.T;
+  maps.W = tma::make_token_map(p.W, rows, d.H, d.K);
+  maps.Kb = tma::make_token_map(p.Kg, rows, d.H, d.K);
+  maps.Qh = tma::make_token_map(p.Qg, rows, d.H, d.K);
+  maps.P = tma::make_token_map(p.P, rows, d.H, kChunk);
+  return true;
+}
+
 float resolve_scale(const Config& cfg, const Dims& d) {
   return cfg.scale != 0.0 ? float(cfg.scale) : float(1.0 / std::sqrt(double(d.K)));
 }
@@ -347,7 +367,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
-  const LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
+  LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   // The fused forward's 𝒯 Diag(β) and GDN's row gates (fused_wu), read by the state pass only.
   Tensor Tbeta, gate_rows;
   const int slice = std::min<int>(li.bv, int(d.V));
@@ -360,6 +380,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
     p.gate_rows = ptr<float>(gate_rows);
   }
+  tma::StateMaps maps;
+  if (state_maps(maps, cfg, p, d, li)) li.maps = &maps;
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });
   else if (r.ht.defined())  // no tokens: the state passes straight through
@@ -445,6 +467,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.dg = ptr<float>(gr.dg);
   p.dh0 = ptr<float>(gr.dh0);
 
+  tma::StateMaps maps;  // the replay's state pass (li.bv; state_bwd keeps its own loads)
+  if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li)) li.maps = &maps;
   if (ct.num_chunks > 0) {
     dispatch_variant(cfg.variant, [&](auto vc) {
       constexpr int VAR = decltype(vc)::value;
@@ -457,5 +481,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   fwd.verify();  // after the launches: waits only for the forward, which the stream ran first
   return gr;
 }
+
+void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_order_relaxed); }
+int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

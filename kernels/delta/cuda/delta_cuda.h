@@ -9,5 +9,6 @@ namespace rewy::delta::cuda_impl {
 ForwardResult forward(const Config& cfg, const Inputs& in, const Dims& dims);
 Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const ForwardResult& fwd, const Tensor& dout,
                const Tensor& dht);
+int64_t multicast_state_launches();
 
 }  // namespace rewy::delta::cuda_impl

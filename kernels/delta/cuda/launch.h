@@ -7,6 +7,10 @@
 
 namespace rewy::delta::cuda_impl {
 
+namespace tma {
+struct StateMaps;
+}
+
 struct LaunchInfo {
   cudaStream_t stream = nullptr;
   int K = 0, V = 0;
@@ -21,7 +25,14 @@ struct LaunchInfo {
   // for before grad_chunk); state_bwd stays on `stream`. Null: one stream.
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
+  // The forward state pass's shared tiles as tensor maps (Config::multicast_state_tiles): with
+  // V-slices narrower than V, the slices of a (sequence, head) run as one cluster that loads them
+  // once (state_fwd_cluster_kernel). Null: every slice loads its own.
+  const tma::StateMaps* maps = nullptr;
 };
+
+// Counts the state passes launched as clusters (multicast_state_launches()).
+void count_multicast_launch();
 
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);

@@ -202,8 +202,54 @@ void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // war
   dispatch_threads(warps, [&](auto nt) { launch_wy_replay_threads<VAR, K, V, decltype(nt)::value>(p, s); });
 }
 
+// The cluster form of state_fwd (its V / BV slices of a pair as one cluster sharing the stage
+// tiles through TMA multicast) when it applies: slices narrower than V, a stage without the fused
+// W (its slot holds 𝒯 Diag(β)), maps given, and every cluster resident at once (else the plain
+// kernel: a second wave of clusters would cost more than the loads save).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-void launch_state_fwd(const DeltaParams& p, cudaStream_t s) {
+bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
+  constexpr int kSlices = V / BV;
+  if constexpr (kSlices < 2 || fused_wu(VAR, OUTPUT, STORE, BV)) {
+    return false;
+  } else {
+    if (!maps) return false;
+    constexpr auto kKernel = state_fwd_cluster_kernel<VAR, K, V, BV, OUTPUT, STORE>;
+    constexpr size_t kSmem = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, true>::total;
+    static const std::string name =
+        kname(OUTPUT ? (STORE ? "state_fwd_out_store_mc" : "state_fwd_out_mc") : "state_fwd_replay_mc", VAR, K, V, BV);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = kSlices;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(p.num_seqs * kSlices, p.H);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = kSmem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    static const int resident = [&] {  // (a query the driver refuses leaves the plain kernel)
+      set_smem(kKernel, kSmem, name);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+      }
+      return clusters;
+    }();
+    if (int64_t(p.num_seqs) * p.H > resident) return false;
+    phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
+      CUDA_CHECK(cudaLaunchKernelEx(&cfg, kKernel, q, *maps));
+    });
+    count_multicast_launch();
+    return true;
+  }
+}
+
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
+  if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE>(p, s, maps)) return;
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
   launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::total>(
@@ -260,8 +306,8 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_prep<VAR, K, V>(p, li.stream, li.prep_warps);
-    if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream);
-    else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream);
+    if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream, li.maps);
+    else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream, li.maps);
   });
 }
 
@@ -273,10 +319,10 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
     if (li.side) {  // beside state_bwd (LaunchInfo::side)
       CUDA_CHECK(cudaEventRecord(li.fork, li.stream));
       CUDA_CHECK(cudaStreamWaitEvent(li.side, li.fork, 0));
-      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.side);
+      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.side, li.maps);
       CUDA_CHECK(cudaEventRecord(li.join, li.side));
     } else {
-      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream);
+      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
     }
   });
 }

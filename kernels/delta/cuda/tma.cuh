@@ -18,6 +18,12 @@ namespace rewy::delta::cuda_impl::tma {
 // [rows][H][D] bf16 at base, D a multiple of 64; boxes of box_rows tokens × 1 head × 64 channels.
 CUtensorMap make_token_map(const void* base, int64_t rows, int64_t H, int64_t D, int box_rows = 64);
 
+// The forward state pass's tiles that every V-slice of a (sequence, head) reads: W, K̄, Q̂
+// [tok][H][K] and P [tok][H][C] (a kernel parameter: __grid_constant__).
+struct StateMaps {
+  CUtensorMap W, Kb, Qh, P;
+};
+
 __device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
 }
@@ -51,5 +57,27 @@ __device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, int 
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(h), "r"(t), "r"(smem_addr(bar))
       : "memory");
 }
+
+// load_box into the same shared-memory offset of every CTA of the cluster in `cta_mask`, each
+// completing on its own barrier at bar's offset (cluster rank r: bit r).
+__device__ __forceinline__ void load_box_multicast(void* dst, const CUtensorMap* map, int c, int h, int t, uint64_t* bar,
+                                                   uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, "
+      "{%2, %3, %4}], [%5], %6;\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(h), "r"(t), "r"(smem_addr(bar)), "h"(cta_mask)
+      : "memory");
+}
+
+// Thread block clusters: this CTA's rank, and the cluster-wide barrier in two halves (every thread
+// of every CTA arrives, then waits; arrive releases this CTA's shared-memory reads and writes,
+// wait acquires the others').
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
 }  // namespace rewy::delta::cuda_impl::tma

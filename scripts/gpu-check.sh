@@ -4,7 +4,8 @@
 # test that skips counts as a failure here: this machine has a GPU).
 # Usage: scripts/gpu-check.sh [BUILD_DIR]   (default build-gpu)
 #   PHASES=1      after the sanitizers, every kernel's time and phase cycles at shape 0
-#                 (REWY_KERNEL_TIMING=2 bench_delta, all ops, Recompute) into $OUT/phases.txt
+#                 (REWY_KERNEL_TIMING=2 bench_delta, all ops, Recompute) into $OUT/phases.txt;
+#                 PHASE_SHAPES=0,3,5 adds $OUT/phases_s3.txt, ..., PHASE_POLICIES=recompute,save
 #   AB_SRC=DIR    a second source tree to time beside this one in the same call, e.g. a base
 #                 commit: `git archive OLD | tar -x -C build-ab/src` here, carried to the GPU
 #                 machine (git-ignored under /build*/). Its bench_delta builds into AB_SRC/../build
@@ -103,26 +104,45 @@ else
 fi
 
 # Kernel and phase timing at shape 0 (and the AB_SRC build's, for a same-call comparison).
+# PHASE_SHAPES (default 0): more shapes, one run each (a kernel's table sums over the shapes of a
+# run), shape 0 into phases.txt, shape N into phases_sN.txt (the base's: phases_base*.txt).
+# PHASE_POLICIES (default recompute): e.g. recompute,save to time the Save policy's passes too.
 if [ "${PHASES:-0}" = 1 ]; then
   t0=$SECONDS
   out_dir=${OUT:-out}
   mkdir -p "$out_dir"
-  phases() {  # BUILD FILE: ok only when the run printed its kernel table (bench_delta skips without a GPU)
-    REWY_KERNEL_TIMING=2 "$1/bench/bench_delta" --ops deltanet,gdn,kda,gdn2 --shapes 0 --policies recompute \
-      --gates bench --samples 3 >"$2" 2>&1 && grep -q "us/call" "$2"
+  phases() {  # BUILD FILE SHAPE: ok only when the run printed its kernel table (bench_delta skips without a GPU)
+    REWY_KERNEL_TIMING=2 "$1/bench/bench_delta" --ops deltanet,gdn,kda,gdn2 --shapes "$3" \
+      --policies "${PHASE_POLICIES:-recompute}" --gates bench --samples 3 >"$2" 2>&1 && grep -q "us/call" "$2"
   }
-  if phases "$build" "$out_dir/phases.txt"; then detail="$out_dir/phases.txt"; st=ok
-  else detail="no kernel timing: see $out_dir/phases.txt"; st=FAIL; fi
+  phase_file() { [ "$2" = 0 ] && echo "$out_dir/$1.txt" || echo "$out_dir/$1_s$2.txt"; }  # STEM SHAPE
+  IFS=, read -r -a phase_shapes <<<"${PHASE_SHAPES:-0}"
+  st=ok
+  detail=""
+  for sh in "${phase_shapes[@]}"; do
+    f=$(phase_file phases "$sh")
+    if phases "$build" "$f" "$sh"; then detail="$detail $f"
+    else detail="$detail no kernel timing: see $f;"; st=FAIL; fi
+  done
   if [ -n "$ab_build" ]; then
-    if wait "$ab_pid" && phases "$ab_build" "$out_dir/phases_base.txt"; then
-      python3 bench/compare_phases.py "$out_dir/phases_base.txt" "$out_dir/phases.txt" | sed -n '/^kernel /,/^$/p'
-      detail="$detail, base: $out_dir/phases_base.txt"
+    if wait "$ab_pid"; then
+      for sh in "${phase_shapes[@]}"; do
+        base=$(phase_file phases_base "$sh")
+        if phases "$ab_build" "$base" "$sh"; then
+          echo "shape $sh:"
+          python3 bench/compare_phases.py "$base" "$(phase_file phases "$sh")" | sed -n '/^kernel /,/^$/p'
+          detail="$detail, base: $base"
+        else
+          st=FAIL
+          detail="$detail; the AB_SRC build did not run: see $base"
+        fi
+      done
     else
       st=FAIL
-      detail="$detail; AB_SRC did not build or run: see $build.ab-build.log, $out_dir/phases_base.txt"
+      detail="$detail; AB_SRC did not build: see $build.ab-build.log"
     fi
   fi
-  row phases "$st" $((SECONDS - t0)) "$detail"
+  row phases "$st" $((SECONDS - t0)) "${detail# }"
 elif [ -n "$ab_build" ]; then
   wait "$ab_pid" || true
 fi

@@ -14,6 +14,7 @@
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/delta_cuda.h"
 #include "kernels/delta/cuda/launch.h"
+#include "kernels/delta/cuda/state_slices.h"
 #include "kernels/delta/cuda/tma.cuh"
 
 namespace rewy::delta::cuda_impl {
@@ -182,48 +183,9 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   li.K = int(d.K);
   li.V = int(d.V);
   li.store_state = pass == Pass::Forward && cfg.policy == Policy::Save;
-  // Narrower V-slices give the sequential kernels more CTAs when few (sequence, head) pairs exist:
-  // 16 when that still fits one wave on the 132 SMs (GDN, 1 x 16 heads, V = 128, against 32:
-  // baseline backward 3.29 -> 2.82 ms, save backward 2.11 -> 1.87 ms), else 32 when 64 would
-  // leave SMs idle. The Recompute forward's output pass takes 128 once the pairs nearly fill the
-  // SMs with it: 2.0-2.6% faster than 64 at shapes 0 and 4, DeltaNet and KDA (H200, 2026-11-30,
-  // docs/measurements/2026-11-30-s4/bv{64,128}.txt).
-  const int64_t pairs = d.N * d.H;
-  const bool wide = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 128) >= 128;
-  // The backward's state passes (the replay's and state_bwd, on wgmma from 64) take 64 from 32
-  // pairs on (V = 128), though it leaves SMs idle: the Recompute backward at (4, 4096, 16) 14-20%
-  // faster than at 32, at (2, 8192, 16) 0.2-2% (H200, 2026-11-30, REWY_KERNEL_TIMING=1 bench_delta
-  // --state-slice 32|64, docs/measurements/2026-11-30-s6/bwd_slice{32,64}_shapes12.txt).
-  const bool bwd64 = pass == Pass::Backward && pairs * (d.V / 64) >= 64;
-  // The Recompute forward takes 64 once that gives 128 CTAs (DeltaNet's and GDN's form W and U in
-  // the state pass there, fused_wu). At (4, 4096, 16) 64 against 32: DeltaNet 0.427 -> 0.300 ms,
-  // GDN 0.467 -> 0.363, KDA 0.718 -> 0.639, GDN2 0.743 -> 0.664; at 32 pairs (64 CTAs) 64 was
-  // 7-20% slower (H200, 2026-11-30, docs/measurements/2026-11-30-s7/{slice,s1_slice}{32,64}.csv).
-  const bool fwd64 = pass == Pass::Forward && cfg.policy == Policy::Recompute && pairs * (d.V / 64) >= 128;
-  // The Recompute backward's two state passes side by side (concurrent_state_passes) share the
-  // SMs, so they take the narrowest slice at which both fit one wave, when one does: against
-  // the one-pass rule above, at (1, 16384, 16) 32 instead of 16: DeltaNet 1.45 -> 1.28 ms, GDN
-  // 1.79 -> 1.64, KDA 2.05 -> 1.92, GDN2 2.18 -> 2.04; at (4, 4096, 16) 128 instead of 64: 0.92 ->
-  // 0.85 ms, 1.11 -> 1.10, 1.47 -> 1.40, 1.60 -> 1.53; at 32 pairs 64 (32: 0.92 -> 1.24 ms
-  // DeltaNet at (2, 8192, 16)). With 128 pairs or more none fits and the one-pass rule holds
-  // (H200, 2026-11-30, bench_delta --state-slice, docs/measurements/2026-11-30-s8/).
-  int paired_bv = 0;
-  if (pass == Pass::Backward && cfg.policy == Policy::Recompute && cfg.concurrent_state_passes)
-    for (int w : {16, 32, 64, 128})
-      if (w <= d.V && 2 * pairs * (d.V / w) <= 132) {
-        paired_bv = w;
-        break;
-      }
-  li.bv = cfg.state_slice ? cfg.state_slice
-          : paired_bv ? paired_bv
-          : wide ? 128
-          : bwd64 || fwd64 ? 64
-          : pairs * (d.V / 16) <= 132 ? 16 : pairs * (d.V / 64) < 132 ? 32 : 64;
-  // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
-  // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
-  // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,
-  // docs/measurements/2026-11-30-s6/bv{64,128}.txt).
-  li.bwd_bv = cfg.state_slice ? cfg.state_slice : pairs * (d.V / 128) >= 128 ? 128 : li.bv;
+  const StateSlices slices = state_slices(cfg, d.N * d.H, d.V, pass == Pass::Backward);
+  li.bv = slices.bv;
+  li.bwd_bv = slices.bwd_bv;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
   // wy_prep at 16 warps: KDA's (one CTA an SM) 599 -> 579 µs, GDN2's 606 -> 622, DeltaNet's
   // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt).

@@ -1,0 +1,21 @@
+// The V-slice widths of the sequential state kernels (one CTA per sequence, head and slice): the
+// rule the CUDA launches follow, host-only so that a CPU test pins its measured choices.
+#pragma once
+#include <cstdint>
+
+#include "kernels/delta/delta.h"
+
+namespace rewy::delta::cuda_impl {
+
+struct StateSlices {
+  int bv = 64;      // the forward's state pass, or the backward's replay of it
+  int bwd_bv = 64;  // state_bwd
+};
+
+// pairs: (sequence, head) pairs; V: the value head dim; backward: the backward pass (replay and
+// state_bwd), else the forward. Reads cfg.policy (for the backward: the policy its forward ran
+// under), cfg.state_slice (0: by this rule) and cfg.concurrent_state_passes. Widths above V are
+// V's (the launchers cap them).
+StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward);
+
+}  // namespace rewy::delta::cuda_impl

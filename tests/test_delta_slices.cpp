@@ -1,0 +1,67 @@
+// The V-slice rule of the CUDA state kernels (kernels/delta/cuda/state_slices.h) at the benchmark
+// shapes' pair counts (V = 128): the widths the H200 measurements chose, so that a change to the
+// rule shows here before it reaches a device.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/delta/cuda/state_slices.h"
+
+namespace rewy::delta::cuda_impl {
+namespace {
+
+Config config(Policy policy, bool concurrent = true, int state_slice = 0) {
+  Config cfg;
+  cfg.policy = policy;
+  cfg.concurrent_state_passes = concurrent;
+  cfg.state_slice = state_slice;
+  return cfg;
+}
+
+// bwd_bv (state_bwd's width) is checked for the backward only: the forward has no state_bwd.
+void expect(const Config& cfg, int64_t pairs, int64_t V, bool backward, int bv, int bwd_bv = 0) {
+  const StateSlices s = state_slices(cfg, pairs, V, backward);
+  const std::string what = std::to_string(pairs) + " pairs, V = " + std::to_string(V) + (backward ? ", backward" : ", forward");
+  EXPECT_EQ(s.bv, bv) << what;
+  if (backward) EXPECT_EQ(s.bwd_bv, bwd_bv) << what;
+}
+
+TEST(StateSlices, RecomputeForward) {
+  const Config cfg = config(Policy::Recompute);
+  expect(cfg, 128, 128, false, 128);  // (8, 2048, 16): one wave of 128-wide slices
+  expect(cfg, 256, 128, false, 128);  // (8, 4096, 32)
+  expect(cfg, 64, 128, false, 64);    // (4, 4096, 16): 128 CTAs of 64
+  expect(cfg, 32, 128, false, 32);    // (2, 8192, 16), (1, 32768, 32)
+  expect(cfg, 16, 128, false, 16);    // (1, 16384, 16)
+}
+
+TEST(StateSlices, RecomputeBackwardOnTwoStreams) {
+  const Config cfg = config(Policy::Recompute);
+  expect(cfg, 16, 128, true, 32, 32);    // both passes' CTAs in one wave: 2 x 64
+  expect(cfg, 32, 128, true, 64, 64);    // 2 x 64
+  expect(cfg, 64, 128, true, 128, 128);  // 2 x 64
+  expect(cfg, 128, 128, true, 64, 128);  // none fits: the one-pass rule
+  expect(cfg, 256, 128, true, 64, 128);
+  expect(cfg, 8, 64, true, 16, 16);      // 2 x 32 CTAs at V = 64
+}
+
+TEST(StateSlices, OnePassBackwardAndSave) {
+  for (const Config& cfg : {config(Policy::Recompute, false), config(Policy::Save)}) {
+    expect(cfg, 16, 128, true, 16, 16);
+    expect(cfg, 32, 128, true, 64, 64);
+    expect(cfg, 64, 128, true, 64, 64);
+    expect(cfg, 128, 128, true, 64, 128);
+  }
+  const Config save = config(Policy::Save);  // the Save forward stores E and the states
+  expect(save, 16, 128, false, 16);
+  expect(save, 64, 128, false, 32);
+  expect(save, 128, 128, false, 64);
+}
+
+TEST(StateSlices, AnExplicitWidthWinsEverywhere) {
+  for (bool backward : {false, true})
+    for (int64_t pairs : {16, 128}) expect(config(Policy::Recompute, true, 32), pairs, 128, backward, 32, 32);
+}
+
+}  // namespace
+}  // namespace rewy::delta::cuda_impl

@@ -6,7 +6,7 @@
 //
 //   bench_delta [--ops deltanet,gdn,kda,gdn2] [--shapes 0,1,2,3,4,5] [--policies recompute,save]
 //               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
-//               [--state-slice 0|16|32|64|128] [--grad-warps 0|8|16]
+//               [--state-slice 0|16|32|64|128] [--bwd-slice 0|16|32|64|128] [--grad-warps 0|8|16]
 //               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
 //               [--multicast]
 //               [Google Benchmark flags]
@@ -42,7 +42,8 @@ struct Options {
   std::vector<std::string> gates{"bench", "realistic"};
   int samples = 30;
   std::string csv;
-  int state_slice = 0;  // Config::state_slice (0: automatic)
+  int state_slice = 0;      // Config::state_slice (0: automatic)
+  int state_bwd_slice = 0;  // Config::state_bwd_slice (0: automatic)
   int grad_warps = 0;   // Config::grad_warps (0: automatic)
   int prep_warps = 0;   // Config::prep_warps (0: automatic)
   int replay_warps = 0; // Config::replay_warps (0: automatic)
@@ -117,6 +118,7 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   cfg.backward = parse_backward(algo);
   cfg.output_final_state = false;
   cfg.state_slice = opt.state_slice;
+  cfg.state_bwd_slice = opt.state_bwd_slice;
   cfg.grad_warps = opt.grad_warps;
   cfg.prep_warps = opt.prep_warps;
   cfg.replay_warps = opt.replay_warps;
@@ -163,6 +165,7 @@ int main(int argc, char** argv) {
     else if (a == "--samples") opt.samples = std::stoi(val());
     else if (a == "--csv") opt.csv = val();
     else if (a == "--state-slice") opt.state_slice = std::stoi(val());
+    else if (a == "--bwd-slice") opt.state_bwd_slice = std::stoi(val());
     else if (a == "--grad-warps") opt.grad_warps = std::stoi(val());
     else if (a == "--prep-warps") opt.prep_warps = std::stoi(val());
     else if (a == "--replay-warps") opt.replay_warps = std::stoi(val());

@@ -155,6 +155,9 @@ TEST(DeltaInputs, ConfigAndGateValues) {
   cfg.state_slice = 64;
   EXPECT_NO_THROW(check_inputs(cfg, p.in));  // the CPU path ignores the CUDA slice width
   cfg.state_slice = 0;
+  cfg.state_bwd_slice = 24;
+  expect_error([&] { check_inputs(cfg, p.in); }, "Config::state_bwd_slice must be 0 (automatic), 16, 32, 64 or 128, got 24");
+  cfg.state_bwd_slice = 0;
   cfg.grad_warps = 12;
   expect_error([&] { check_inputs(cfg, p.in); }, "Config::grad_warps must be 0 (automatic), 8 or 16, got 12");
   cfg.grad_warps = 8;

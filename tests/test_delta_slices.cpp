@@ -61,6 +61,11 @@ TEST(StateSlices, OnePassBackwardAndSave) {
 TEST(StateSlices, AnExplicitWidthWinsEverywhere) {
   for (bool backward : {false, true})
     for (int64_t pairs : {16, 128}) expect(config(Policy::Recompute, true, 32), pairs, 128, backward, 32, 32);
+  Config cfg = config(Policy::Recompute);
+  cfg.state_bwd_slice = 16;  // state_bwd's alone: the replay keeps the rule's (or state_slice's)
+  expect(cfg, 16, 128, true, 32, 16);
+  cfg.state_slice = 64;
+  expect(cfg, 16, 128, true, 64, 16);
 }
 
 }  // namespace

@@ -61,10 +61,13 @@ struct Config {
   // the exact list of rounding points is in docs/delta-cpu.md.
   bool round_to_bf16 = false;
   // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
-  // slice): 0 picks by occupancy (kernels/delta/cuda/delta_cuda.cu, launch_info: 128 or 64 once
-  // they give 128 CTAs, 16 when its CTAs fit one wave on 132 SMs, else 32 or 64); 16, 32, 64 or
-  // 128 for every state pass of the call.
+  // slice): 0 picks by occupancy (kernels/delta/cuda/state_slices.cpp: 128 or 64 once they give
+  // 128 CTAs, 16 when its CTAs fit one wave on 132 SMs, else 32 or 64; the backward's two passes
+  // on two streams counted together); 16, 32, 64 or 128 for every state pass of the call.
   int state_slice = 0;
+  // CUDA: state_bwd's width alone (16, 32, 64 or 128; 0: as above), e.g. to measure the backward
+  // with its two state passes at different widths.
+  int state_bwd_slice = 0;
   // CUDA, Recompute backward: the replay's state pass (H snapshots, E) and state_bwd (∂H⁺, ∂E)
   // read only wy_replay's outputs, not each other's, so they run on two streams side by side
   // (with few sequence-head pairs each leaves most SMs idle; launch_info then counts both passes'

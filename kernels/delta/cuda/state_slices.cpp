@@ -6,7 +6,8 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   constexpr int64_t kSMs = 132;  // the H200's
   StateSlices s;
   if (cfg.state_slice) {
-    s.bv = s.bwd_bv = cfg.state_slice;
+    s.bv = cfg.state_slice;
+    s.bwd_bv = cfg.state_bwd_slice ? cfg.state_bwd_slice : cfg.state_slice;
     return s;
   }
   const bool recompute = cfg.policy == Policy::Recompute;
@@ -49,7 +50,7 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
   // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,
   // docs/measurements/2026-11-30-s6/bv{64,128}.txt).
-  s.bwd_bv = pairs * (V / 128) >= 128 ? 128 : s.bv;
+  s.bwd_bv = cfg.state_bwd_slice ? cfg.state_bwd_slice : pairs * (V / 128) >= 128 ? 128 : s.bv;
   return s;
 }
 

@@ -198,10 +198,28 @@ TEST(GpuDelta, MisalignedInputViews) {
   }
 }
 
+// b against a for the same inputs under two launch choices that compute the same products: the
+// same bits for every output whose sums have a fixed order, and both within the precision bar of
+// the reference for ∂β and ∂g, which grad_chunk sums with shared-memory atomics (their order
+// changes from run to run). `what` names the case in failures.
+void expect_same_but_atomic_sums(const Outputs& a, const Outputs& b, const CpuReference& ref, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (const auto& [key, t] : a) {
+    const std::string where = what + " " + key;
+    EXPECT_TRUE(all_finite(t)) << where;
+    if (key == "dbeta" || key == "dg") {
+      const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
+      for (const Tensor* r : {&t, &b.at(key)})
+        EXPECT_LE(relative_error(*r, ref.exact.at(key)), std::max(2.0 * et, 1e-5)) << where;
+    } else {
+      EXPECT_EQ(relative_error(t, b.at(key)), 0.0) << where;
+    }
+  }
+}
+
 // The Recompute backward's replay state pass and state_bwd on two streams (the default) give
-// what they give one after the other: bit for bit for every output whose sums have a fixed order,
-// and within the precision bar for ∂β and ∂g, which grad_chunk sums with shared-memory atomics
-// (their order changes from run to run in either mode). Several sequence-head pairs at once.
+// what they give one after the other (expect_same_but_atomic_sums). Several sequence-head pairs
+// at once.
 TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -222,27 +240,16 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
     const Outputs concurrent = run_named(cfg, dev);
     cfg.concurrent_state_passes = false;
     const Outputs serial = run_named(cfg, dev);
-    const CpuReference ref = ref_future.get();
-    ASSERT_EQ(concurrent.size(), serial.size());
-    for (const auto& [key, t] : concurrent) {
-      const std::string what = std::string(name(variant)) + " " + key + " (seed " + std::to_string(seed) + ")";
-      EXPECT_TRUE(all_finite(t)) << what;
-      if (key == "dbeta" || key == "dg") {
-        const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
-        for (const Tensor* r : {&t, &serial.at(key)})
-          EXPECT_LE(relative_error(*r, ref.exact.at(key)), std::max(2.0 * et, 1e-5)) << what;
-      } else {
-        EXPECT_EQ(relative_error(t, serial.at(key)), 0.0) << what;
-      }
-    }
+    expect_same_but_atomic_sums(concurrent, serial, ref_future.get(),
+                                std::string(name(variant)) + " (seed " + std::to_string(seed) + ")");
   }
 }
 
 // The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA
 // multicast (Config::multicast_state_tiles, where the slices are narrower than V) against every
-// slice loading its own: the same arithmetic on the same tiles, so the same bits but for ∂β's and
-// ∂g's atomic sums (held to the reference). Sequences of 300 and 700 tokens end in partial chunks, whose boxes run
-// on into the next sequence's tokens; both policies (the Save forward stores E and the states).
+// slice loading its own: the same arithmetic on the same tiles (expect_same_but_atomic_sums).
+// Sequences of 300 and 700 tokens end in partial chunks, whose boxes run on into the next
+// sequence's tokens; both policies (the Save forward stores E and the states).
 TEST(GpuDelta, MulticastStateTilesMatchPlain) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -272,20 +279,9 @@ TEST(GpuDelta, MulticastStateTilesMatchPlain) {
         runs.emplace_back(std::move(shared), run_named(cfg, dev));
       }
       const CpuReference ref = ref_future.get();
-      for (const auto& [shared, plain] : runs) {
-        ASSERT_EQ(shared.size(), plain.size());
-        for (const auto& [key, t] : shared) {
-          const std::string what = std::string(name(variant)) + " K=" + std::to_string(kv[0]) + " V=" +
-                                   std::to_string(kv[1]) + " " + key + " (seed " + std::to_string(seed) + ")";
-          EXPECT_TRUE(all_finite(t)) << what;
-          if (key == "dbeta" || key == "dg") {
-            const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
-            for (const Tensor* r : {&t, &plain.at(key)})
-              EXPECT_LE(relative_error(*r, ref.exact.at(key)), std::max(2.0 * et, 1e-5)) << what;
-          } else {
-            EXPECT_EQ(relative_error(t, plain.at(key)), 0.0) << what;
-          }
-        }
-      }
+      for (const auto& [shared, plain] : runs)
+        expect_same_but_atomic_sums(shared, plain, ref,
+                                    std::string(name(variant)) + " K=" + std::to_string(kv[0]) + " V=" +
+                                        std::to_string(kv[1]) + " (seed " + std::to_string(seed) + ")");
     }
 }

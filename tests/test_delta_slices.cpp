@@ -21,9 +21,12 @@ Config config(Policy policy, bool concurrent = true, int state_slice = 0) {
 // bwd_bv (state_bwd's width) is checked for the backward only: the forward has no state_bwd.
 void expect(const Config& cfg, int64_t pairs, int64_t V, bool backward, int bv, int bwd_bv = 0) {
   const StateSlices s = state_slices(cfg, pairs, V, backward);
-  const std::string what = std::to_string(pairs) + " pairs, V = " + std::to_string(V) + (backward ? ", backward" : ", forward");
+  const std::string what =
+      std::to_string(pairs) + " pairs, V = " + std::to_string(V) + (backward ? ", backward" : ", forward");
   EXPECT_EQ(s.bv, bv) << what;
-  if (backward) EXPECT_EQ(s.bwd_bv, bwd_bv) << what;
+  if (backward) {
+    EXPECT_EQ(s.bwd_bv, bwd_bv) << what;
+  }
 }
 
 TEST(StateSlices, RecomputeForward) {

@@ -97,11 +97,10 @@ void check_gate_values(const Tensor& g) {
 }  // namespace
 
 Dims check_inputs(const Config& cfg, const Inputs& in) {
-  REWY_CHECK(cfg.state_slice == 0 || cfg.state_slice == 16 || cfg.state_slice == 32 || cfg.state_slice == 64 ||
-                 cfg.state_slice == 128,
-             "Config::state_slice must be 0 (automatic), 16, 32, 64 or 128, got {}", cfg.state_slice);
-  REWY_CHECK(cfg.state_bwd_slice == 0 || cfg.state_bwd_slice == 16 || cfg.state_bwd_slice == 32 ||
-                 cfg.state_bwd_slice == 64 || cfg.state_bwd_slice == 128,
+  const auto slice_width = [](int w) { return w == 0 || w == 16 || w == 32 || w == 64 || w == 128; };
+  REWY_CHECK(slice_width(cfg.state_slice), "Config::state_slice must be 0 (automatic), 16, 32, 64 or 128, got {}",
+             cfg.state_slice);
+  REWY_CHECK(slice_width(cfg.state_bwd_slice),
              "Config::state_bwd_slice must be 0 (automatic), 16, 32, 64 or 128, got {}", cfg.state_bwd_slice);
   REWY_CHECK(cfg.grad_warps == 0 || cfg.grad_warps == 8 || cfg.grad_warps == 16,
              "Config::grad_warps must be 0 (automatic), 8 or 16, got {}", cfg.grad_warps);

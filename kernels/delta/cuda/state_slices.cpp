@@ -50,7 +50,13 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
   // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,
   // docs/measurements/2026-11-30-s6/bv{64,128}.txt).
-  s.bwd_bv = cfg.state_bwd_slice ? cfg.state_bwd_slice : pairs * (V / 128) >= 128 ? 128 : s.bv;
+  // Beside the replay at 32 (16 pairs), state_bwd takes 64 (wgmma; 32 CTAs, so 96 in all) over
+  // 32 (mma.sync): Recompute backward at (1, 16384, 16) 1.29 -> 1.27 ms DeltaNet, 1.63 -> 1.55
+  // GDN, 1.90 -> 1.83 KDA, 2.03 -> 1.97 GDN2; 128 was 16-23% slower (H200, 2026-11-30,
+  // bench_delta --bwd-slice 0|64|128, docs/measurements/2026-11-30-s9/bwd_slice.txt).
+  s.bwd_bv = cfg.state_bwd_slice ? cfg.state_bwd_slice
+             : pairs * (V / 128) >= 128 ? 128
+             : paired_bv == 32 && V >= 64 ? 64 : s.bv;
   return s;
 }
 

@@ -344,6 +344,8 @@ template <int VAR, int K, int V, bool REWY, int NT>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
+  // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
+  constexpr bool kPrefetch = !VTr::vec_gate;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -493,7 +495,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = p.scale * acc[0][j][e], gm = Gam(r, d, e);
       dq[0][j][e] += gm * x;
@@ -505,7 +507,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -565,14 +567,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, dEs, VP, Hb, VP, m0, nK, 0, V);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dEs, VP, Hb, VP, m0, nK, 0, V);
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
     frag_store_bf16(acc, dWb, KP, m0, nK);
   }
   {
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
-    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
+    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
     {
       const int r0 = m0 + ((threadIdx.x & 31) >> 2);
       auto pair = [](const uint32_t& u) { return bf2f2(reinterpret_cast<const bf16_t*>(&u)); };
@@ -606,7 +608,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     float acc[1][NTC][4];  // B1, V half: ∂E Y_Uᵀ
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { dTf[r * LDF + cc] = x; });
   }
   __syncthreads();
@@ -635,7 +637,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, Tb, kCP, dWb, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, Tb, kCP, dWb, KP, m0, nK, 0, kChunk);
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
@@ -651,22 +653,22 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (REWY) {
     __syncthreads();
     // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ)
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V);
   } else {
     // B1, K half: ∂𝒯 += ∂W Y_Wᵀ, masked; B3: Z = ∂𝒯 𝒯ᵀ; B4: ∂A = −stril(𝒯ᵀ Z).
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { x = r > cc ? x + dTf[r * LDF + cc] : 0.f; });
     frag_store_bf16(acc, dTb, kCP, cm0, cn0);
     __syncthreads();
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kChunk);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kChunk);
     __syncthreads();  // dTb and dTf are dead
     frag_store_bf16(acc, Zb, kCP, cm0, cn0);
     __syncthreads();
-    warp_mma<1, NTC, Lay::ColMajor, Lay::RowMajor>(dA, Tb, kCP, Zb, kCP, cm0, cn0, 0, kChunk);
+    warp_mma<1, NTC, Lay::ColMajor, Lay::RowMajor, kPrefetch>(dA, Tb, kCP, Zb, kCP, cm0, cn0, 0, kChunk);
   }
   frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(-x, Gs, r, cc, r > cc); });
   frag_store_bf16(dA, dAb, kCP, cm0, cn0);
@@ -696,7 +698,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     constexpr bool kGateViaKeys = VAR == kGDN && REWY;  // §7.1 reductions
     float acc[1][NTK][4];
     frag_zero(acc);  // R3 row half: (Γˢ ⊙ ∂A) K
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, ks, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kChunk);
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
@@ -706,19 +708,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     flush_db(rs0, rs1);
     frag_zero(acc);  // R3 column half: (Γˢ ⊙ ∂A)ᵀ (β ⊙ K)
-    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dAb, kCP, bK, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, bK, KP, m0, nK, 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
       if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     frag_zero(acc);  // ∂P row: (Γˢ ⊙ ∂P) K
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, ks, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, ks, KP, m0, nK, 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dq[0][j][e] += acc[0][j][e];
       dG[0][j][e] += qv(r, d, e) * acc[0][j][e];
     });
     frag_zero(acc);  // ∂P column: (Γˢ ⊙ ∂P)ᵀ Q
-    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dPb, kCP, qs, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, qs, KP, m0, nK, 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
       dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
@@ -726,7 +728,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if constexpr (kGram) {  // B5: Σ_j (M ⊙ A⁰)_ij − Σ_j (M ⊙ A⁰)_ji with A⁰ = β_i k_i·k_j
       float s[1][NTC][4];
       frag_zero(s);
-      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor>(s, ks, KP, ks, KP, cm0, cn0, 0, K);
+      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(s, ks, KP, ks, KP, cm0, cn0, 0, K);
       float rows[1][NTC][4];
       tile_for<NTC>(cm0, cn0, [&](int j, int e, int r, int cc) {
         rows[0][j][e] = r > cc ? dAf[r * LDF + cc] * betas[r] * s[0][j][e] : 0.f;
@@ -744,7 +746,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];
     frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
@@ -757,8 +759,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // D^r_P (∂q) with KC in two bf16 terms: with one, its rounding is the largest error in ∂q
     // (twin: KDA dq 3.7e-3 -> 3.3e-3 at T = 64, FLA 3.0e-3).
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
       dq[0][j][e] += x;
@@ -781,7 +783,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 #pragma unroll 1
     for (int pass = 0; pass < 2; ++pass) {
       frag_zero(acc);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ, KP,
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ, KP,
                                                      m0, nK, kBlock * J, kChunk);
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
         const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
@@ -804,7 +806,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
       const float f = VTr::gated ? exp_ftz(Gat(kChunk - 1, d, e) - Gat(r, d, e)) : 1.f;  // e^{γ − G} <= 1

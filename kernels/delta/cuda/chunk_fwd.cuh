@@ -137,8 +137,9 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
 // blocks × NT / 128 column groups). Each result goes, as bf16, over its own right-hand side in
 // shared memory (YW [C][K + 8], YU [C][V + 8], dead once every warp has read it) and out in
 // 16-byte row pieces: the mma fragment layout's 4-byte stores to global memory were 71% of
-// DeltaNet's replay (its "W,U" phase, 828517b). One accumulator is live at a time.
-template <int K, int V, int NT>
+// DeltaNet's replay (its "W,U" phase, 828517b). One accumulator is live at a time. PREFETCH: as
+// warp_mma's (wy_prep's, not the replay's).
+template <int K, int V, int NT, bool PREFETCH = false>
 __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW, bf16_t* YU, bf16_t* W, int64_t strideK,
                                                     bf16_t* U, int64_t strideV, int len) {
   constexpr int KP = K + 8, VP = V + 8, NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
@@ -146,14 +147,14 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
   {
     float acc[1][NK][4];
     frag_zero(acc);
-    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
     __syncthreads();  // Y_W is read
     frag_store_bf16(acc, YW, KP, m0, nK);
   }
   {
     float acc[1][NV][4];
     frag_zero(acc);
-    warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor>(acc, Tb, kCP, YU, VP, m0, nV, 0, kChunk);
+    warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YU, VP, m0, nV, 0, kChunk);
     __syncthreads();  // W is staged, Y_U is read
     frag_store_bf16(acc, YU, VP, m0, nV);
   }
@@ -286,12 +287,12 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
                                                              KR2 + i * KP + d0, KA + i * KP + d0);
     });
     __syncthreads();
-    gated_cc_product<VAR, K, false, NT>(accP, KR, packed);
-    gated_cc_product<VAR, K, true, NT>(accP, KR2, packed);
-    gated_cc_product<VAR, K, false, NT>(accA, KA, packed);
+    gated_cc_product<VAR, K, false, NT, true>(accP, KR, packed);
+    gated_cc_product<VAR, K, true, NT, true>(accP, KR2, packed);
+    gated_cc_product<VAR, K, false, NT, true>(accA, KA, packed);
   } else {
-    gated_cc_product<VAR, K, false, NT>(accP, qs, ks);
-    gated_cc_product<VAR, K, false, NT>(accA, ks, ks);
+    gated_cc_product<VAR, K, false, NT, true>(accP, qs, ks);
+    gated_cc_product<VAR, K, false, NT, true>(accA, ks, ks);
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
 
@@ -359,7 +360,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   tiles_landed();
   phase_mark(p.phase_cycles, 3);
 
-  tinv_apply_store_wu<K, V, NT>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
+  tinv_apply_store_wu<K, V, NT, true>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
   phase_mark(p.phase_cycles, 4);  // thread 0's view
 }
 

@@ -524,7 +524,7 @@ __device__ __forceinline__ int warp_n0() { return 8 * kWarpTiles<N, NT> * (threa
 // scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
 // row operand (already scaled by e^{G_id − G_ref(block(i)) d}) against the packed KC of the warp's row block.
 // ACCUMULATE: add to acc (a second operand term) instead of starting from zero.
-template <int VAR, int K, bool ACCUMULATE = false, int NT = kThreads>
+template <int VAR, int K, bool ACCUMULATE = false, int NT = kThreads, bool PREFETCH = false>
 __device__ __forceinline__ void gated_cc_product(float (&acc)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* rows,
                                                  const bf16_t* cols_or_packed) {
   constexpr int KP = K + 8, NC = kWarpTiles<kChunk, NT>;
@@ -532,10 +532,10 @@ __device__ __forceinline__ void gated_cc_product(float (&acc)[1][kWarpTiles<kChu
   const int m0 = warp_m0(), n0 = warp_n0<kChunk, NT>();
   if constexpr (VT<VAR>::vec_gate) {
     const int I = m0 / kBlock;
-    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,
+    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor, PREFETCH>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,
                                                   0, K, kBlock * (I + 1));
   } else {
-    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor>(acc, rows, KP, cols_or_packed, KP, m0, n0, 0, K);
+    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor, PREFETCH>(acc, rows, KP, cols_or_packed, KP, m0, n0, 0, K);
   }
 }
 

@@ -104,9 +104,60 @@ __device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
 // acc[MT][NT] += A[m0 : m0 + 16 MT, k_begin : k_end] · B[k_begin : k_end, n0 : n0 + 8 NT].
 // Column tiles that start at or beyond n_limit are skipped (their accumulators stay as they are);
 // k_begin, k_end are multiples of 16. Tiles go in pairs; an odd NT's last tile goes alone.
-template <int MT, int NT, Lay LA, Lay LB>
+// PREFETCH: step k + 16's fragments are loaded before step k's products issue (two register
+// sets). Loads and products are volatile asm, kept in the written order, so without it each
+// product waits on the ldmatrix just before it (grad_chunk's largest stall, ncu 2026-11-30). It
+// paid where registers were to spare: wy_prep 1.4-5.5%, DeltaNet's and GDN's grad_chunk 1.1-1.3%;
+// it cost KDA's and GDN2's grad_chunk (at 128 registers) 1.7-3.5% and the replay's wy_replay
+// 2.5-16% (DeltaNet's fell from three CTAs an SM to two): H200, 2026-11-30,
+// docs/measurements/2026-11-30-s9/gpucheck_mma_prefetch_78fd491.log.
+template <int MT, int NT, Lay LA, Lay LB, bool PREFETCH = false>
 __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* A, int lda, const bf16_t* B, int ldb,
                                          int m0, int n0, int k_begin, int k_end, int n_limit = 1 << 30) {
+  if constexpr (PREFETCH) {
+    constexpr int NT2 = NT - NT % 2, NP = NT2 / 2;  // tiles taken in pairs
+    struct Frags {
+      uint32_t a[MT][4], b[NP > 0 ? NP : 1][4], odd[2];
+    };
+    auto load = [&](Frags& f, int k0) {
+#pragma unroll
+      for (int i = 0; i < MT; ++i) load_a_frag<LA>(f.a[i], A, lda, m0 + 16 * i, k0);
+#pragma unroll
+      for (int j = 0; j < NP; ++j)
+        if (n0 + 16 * j < n_limit) load_b_frag2<LB>(f.b[j], B, ldb, k0, n0 + 16 * j);
+      if constexpr (NT % 2 == 1)
+        if (n0 + 8 * NT2 < n_limit) load_b_frag1<LB>(f.odd, B, ldb, k0, n0 + 8 * NT2);
+    };
+    auto products = [&](const Frags& f) {
+#pragma unroll
+      for (int j = 0; j < NP; ++j) {
+        if (n0 + 16 * j >= n_limit) break;
+#pragma unroll
+        for (int i = 0; i < MT; ++i) {
+          mma_bf16_16816(acc[i][2 * j], f.a[i], f.b[j][0], f.b[j][1]);
+          mma_bf16_16816(acc[i][2 * j + 1], f.a[i], f.b[j][2], f.b[j][3]);
+        }
+      }
+      if constexpr (NT % 2 == 1)
+        if (n0 + 8 * NT2 < n_limit)
+#pragma unroll
+          for (int i = 0; i < MT; ++i) mma_bf16_16816(acc[i][NT2], f.a[i], f.odd[0], f.odd[1]);
+    };
+    if (k_begin >= k_end) return;
+    Frags f0, f1;
+    load(f0, k_begin);
+#pragma unroll 1
+    for (int k0 = k_begin;; k0 += 32) {
+      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
+      if (more1) load(f1, k0 + 16);
+      products(f0);
+      if (!more1) break;
+      if (more2) load(f0, k0 + 32);
+      products(f1);
+      if (!more2) break;
+    }
+    return;
+  }
   constexpr int NT2 = NT - NT % 2;  // tiles taken in pairs
 #pragma unroll 2
   for (int k0 = k_begin; k0 < k_end; k0 += 16) {

@@ -125,8 +125,9 @@ __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* 
 #pragma unroll
       for (int j = 0; j < NP; ++j)
         if (n0 + 16 * j < n_limit) load_b_frag2<LB>(f.b[j], B, ldb, k0, n0 + 16 * j);
-      if constexpr (NT % 2 == 1)
+      if constexpr (NT % 2 == 1) {
         if (n0 + 8 * NT2 < n_limit) load_b_frag1<LB>(f.odd, B, ldb, k0, n0 + 8 * NT2);
+      }
     };
     auto products = [&](const Frags& f) {
 #pragma unroll
@@ -138,10 +139,12 @@ __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* 
           mma_bf16_16816(acc[i][2 * j + 1], f.a[i], f.b[j][2], f.b[j][3]);
         }
       }
-      if constexpr (NT % 2 == 1)
-        if (n0 + 8 * NT2 < n_limit)
+      if constexpr (NT % 2 == 1) {
+        if (n0 + 8 * NT2 < n_limit) {
 #pragma unroll
           for (int i = 0; i < MT; ++i) mma_bf16_16816(acc[i][NT2], f.a[i], f.odd[0], f.odd[1]);
+        }
+      }
     };
     if (k_begin >= k_end) return;
     Frags f0, f1;

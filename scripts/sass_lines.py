@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Stall samples of one kernel by source line: scripts/profile-source.sh's SASS page (ncu, absolute
-addresses) against the same build's cubin disassembled with line info.
+"""Where one kernel's warps stall, from scripts/profile-source.sh's SASS page (ncu warp-state
+samples, one row per instruction at its absolute address).
 
-  python3 scripts/sass_lines.py OBJ.o 'grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E' source_X.csv.gz [TOP]
+  python3 scripts/sass_lines.py PAGE.csv[.gz] [TOP]                          by instruction
+  python3 scripts/sass_lines.py PAGE.csv[.gz] [TOP] --obj OBJ.o --kernel RE  by source line
 
-OBJ.o: the object of the variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/
-variant_kda.cu.o, built from the same tree and flags: -lineinfo is on); the pattern picks one
-mangled kernel name. Needs cuobjdump and nvdisasm (CUDA toolkit) on PATH. Prints the stall
-reasons over the kernel, then the TOP source lines (file:line of the innermost inlined function)
-with their share of the samples and their three largest reasons. The opcode match line says
-whether the build is the one profiled (every opcode should match).
+By instruction (what profile-source.sh prints): the samples by opcode, then the TOP instructions
+with their share and three largest stall reasons. By source line: OBJ.o is the object of the
+variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o, built
+from the same tree and flags: -lineinfo is on) and RE picks one mangled kernel name
+('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'); its cubin is disassembled with line info
+(cuobjdump and nvdisasm on PATH). Prints the stall reasons over the kernel, then the TOP source
+lines (file:line of the innermost inlined function) with their share and three largest reasons.
+The opcode match line says whether OBJ is the build that was profiled (every opcode should match).
 """
+import argparse
 import collections
 import csv
 import gzip
@@ -52,6 +56,9 @@ def functions(sass):
     return out
 
 
+SAMPLES = "Warp Stall Sampling (All Samples)"
+
+
 def num(x):
     try:
         return float(str(x).replace(",", ""))
@@ -59,43 +66,81 @@ def num(x):
         return 0.0
 
 
-def main():
-    if len(sys.argv) < 4:
-        sys.exit(__doc__)
-    obj, pattern, page = sys.argv[1:4]
-    top = int(sys.argv[4]) if len(sys.argv) > 4 else 40
+def read_page(path):
+    """(header, rows as dicts) of ncu's SASS source page; the table starts at its header row."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", errors="replace") as f:
+        rows = list(csv.reader(f))
+    head = next((i for i, r in enumerate(rows) if "Address" in r and SAMPLES in r), None)
+    if head is None:
+        sys.exit(f"sass_lines: no Address and '{SAMPLES}' columns in {path} (profile-source.sh writes the SASS page)")
+    header = rows[head]
+    return header, [dict(zip(header, r)) for r in rows[head + 1:] if len(r) == len(header)]
+
+
+def reasons_of(header):
+    return [c for c in header if c.startswith("stall_") and "Not Issued" not in c]
+
+
+def largest(counter, total):
+    return ", ".join(f"{c[6:]} {100 * v / total:.1f}" for c, v in counter.most_common(3))
+
+
+def by_instruction(header, data, top):
+    total = sum(num(d[SAMPLES]) for d in data) or 1.0
+    print(f"{len(data)} instructions, {total:.0f} samples")
+    by_op = collections.Counter()
+    for d in data:
+        op = next((t for t in d["Source"].strip().split(" ") if t and not t.startswith("@")), "?").rstrip(";")
+        by_op[op] += num(d[SAMPLES])
+    print("by opcode: " + ", ".join(f"{o} {100 * v / total:.1f}%" for o, v in by_op.most_common(16)))
+    reasons = reasons_of(header)
+    for d in sorted(data, key=lambda d: -num(d[SAMPLES]))[:top]:
+        st = largest(collections.Counter({c: num(d[c]) for c in reasons if num(d[c]) > 0}), total)
+        print(f"{100 * num(d[SAMPLES]) / total:5.1f}%  {d['Address']:>14}  {d['Source'].strip()[:110]}" +
+              (f"   [{st}]" if st else ""))
+
+
+def by_line(header, data, top, obj, pattern):
     funcs = functions(disassemble(obj))
     names = [f for f in funcs if re.search(pattern, f)]
     if len(names) != 1:
         sys.exit(f"sass_lines: {len(names)} kernels match {pattern!r}: {names[:8]}")
     code = funcs[names[0]]
-    opener = gzip.open if page.endswith(".gz") else open
-    with opener(page, "rt", errors="replace") as f:
-        rows = list(csv.reader(f))
-    head = next((i for i, r in enumerate(rows) if "Address" in r), None)
-    if head is None:
-        sys.exit(f"sass_lines: no Address column in {page} (profile-source.sh writes the SASS page)")
-    header = rows[head]
-    data = [dict(zip(header, r)) for r in rows[head + 1:] if len(r) == len(header)]
     base = min(int(d["Address"], 16) for d in data)
     matched = sum(1 for d in data if (off := int(d["Address"], 16) - base) in code
                   and code[off][1].lstrip("@!PT0123456789 ").split(" ")[0].split(".")[0] in d["Source"])
     print(f"{names[0]}: {len(data)} profiled instructions, {len(code)} in {obj}, opcode match {matched}/{len(data)}")
-    col = "Warp Stall Sampling (All Samples)"
-    total = sum(num(d[col]) for d in data) or 1.0
-    reasons = [c for c in header if c.startswith("stall_") and "Not Issued" not in c]
+    total = sum(num(d[SAMPLES]) for d in data) or 1.0
+    reasons = reasons_of(header)
     overall = collections.Counter()
-    by_line = collections.defaultdict(lambda: [0.0, collections.Counter()])
+    lines = collections.defaultdict(lambda: [0.0, collections.Counter()])
     for d in data:
-        entry = by_line[code.get(int(d["Address"], 16) - base, (None, ""))[0]]
-        entry[0] += num(d[col])
+        entry = lines[code.get(int(d["Address"], 16) - base, (None, ""))[0]]
+        entry[0] += num(d[SAMPLES])
         for c in reasons:
             entry[1][c] += num(d[c])
             overall[c] += num(d[c])
     print("stalls: " + ", ".join(f"{c[6:]} {100 * v / total:.1f}%" for c, v in overall.most_common(8)))
-    for where, (samples, st) in sorted(by_line.items(), key=lambda x: -x[1][0])[:top]:
+    for where, (samples, st) in sorted(lines.items(), key=lambda x: -x[1][0])[:top]:
         at = f"{where[0]}:{where[1]}" if where else "?"
-        print(f"{100 * samples / total:5.1f}%  {at:28s} " + ", ".join(f"{c[6:]} {100 * v / total:.1f}" for c, v in st.most_common(3)))
+        print(f"{100 * samples / total:5.1f}%  {at:28s} {largest(st, total)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("page", help="profile-source.sh's source_<name>.csv[.gz]")
+    ap.add_argument("top", nargs="?", type=int, default=40)
+    ap.add_argument("--obj", help="the profiled build's object of the variant: samples by source line")
+    ap.add_argument("--kernel", help="regex of the mangled kernel name in --obj")
+    a = ap.parse_args()
+    if bool(a.obj) != bool(a.kernel):
+        ap.error("--obj and --kernel go together")
+    header, data = read_page(a.page)
+    if a.obj:
+        by_line(header, data, a.top, a.obj, a.kernel)
+    else:
+        by_instruction(header, data, a.top)
 
 
 if __name__ == "__main__":

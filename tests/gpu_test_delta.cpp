@@ -198,6 +198,18 @@ TEST(GpuDelta, MisalignedInputViews) {
   }
 }
 
+// Two sequences of 300 and 700 tokens (both end in partial chunks) with an initial state: the
+// case of the tests that compare two launch choices.
+RandomSpec two_sequences(Variant variant, int64_t H, int64_t K, int64_t V, uint64_t seed) {
+  RandomSpec sp;
+  sp.variant = variant;
+  sp.T = 1000, sp.H = H, sp.K = K, sp.V = V;
+  sp.seqlens = {300, 700};
+  sp.h0 = true;
+  sp.seed = seed;
+  return sp;
+}
+
 // b against a for the same inputs under two launch choices that compute the same products: the
 // same bits for every output whose sums have a fixed order, and both within the precision bar of
 // the reference for ∂β and ∂g, which grad_chunk sums with shared-memory atomics (their order
@@ -225,13 +237,7 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
   set_allocation_poisoning(true);
   const uint64_t seed = uint64_t(std::random_device{}()) & 0xffffff;
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
-    RandomSpec sp;
-    sp.variant = variant;
-    sp.T = 1000, sp.H = 4, sp.K = 128, sp.V = 128;
-    sp.seqlens = {300, 700};
-    sp.h0 = true;
-    sp.seed = seed;
-    const RandomCase c = make_random_case(sp);
+    const RandomCase c = make_random_case(two_sequences(variant, 4, 128, 128, seed));
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
     const RandomCase dev = to_cuda(c, cuda(0));
     Config cfg;
@@ -257,13 +263,7 @@ TEST(GpuDelta, MulticastStateTilesMatchPlain) {
   const int64_t dims[][2] = {{128, 128}, {64, 64}};
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2})
     for (const auto& kv : dims) {
-      RandomSpec sp;
-      sp.variant = variant;
-      sp.T = 1000, sp.H = 2, sp.K = kv[0], sp.V = kv[1];
-      sp.seqlens = {300, 700};
-      sp.h0 = true;
-      sp.seed = seed;
-      const RandomCase c = make_random_case(sp);
+      const RandomCase c = make_random_case(two_sequences(variant, 2, kv[0], kv[1], seed));
       auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
       const RandomCase dev = to_cuda(c, cuda(0));
       std::vector<std::pair<Outputs, Outputs>> runs;  // (multicast, plain) per policy

@@ -346,9 +346,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
-  // Phases 1-2 hold fewer live accumulators: the prefetch there for every variant (with it
-  // everywhere, KDA's phases 1-2 were 4.6% and 1.4% shorter and its later phases 3-6% longer).
-  constexpr bool kPrefetchEarly = true;
+  // Phases 1-2 hold fewer live accumulators: the prefetch there pays for GDN2 (1.4-2.8% on the
+  // kernel, whose spill it cuts from 72 to 16 bytes) and KDA's ReWY kernel (0.4-1.4%), not for
+  // KDA's baseline (1.3-1.5% slower: a 24-byte spill where it had none). H200, 2026-11-30.
+  constexpr bool kPrefetchEarly = kPrefetch || VAR == kGDN2 || (VAR == kKDA && REWY);
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).

@@ -322,19 +322,8 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   });
   if (fused) {  // W and U are the state pass's: e^γ is left for it, and GDN's Q̂ and row gates
     if constexpr (VAR == kGDN) {
-      // Q̂ = q e^G as chunk_operands8 forms it (the replay's bit for bit); no K̄: the state pass
-      // reads k and scales E's rows by e^{γ − G} instead.
-      for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-        if (i >= at.len) return;
-        float q[8];
-        load8(q, qs + i * KP + d0);
-        const float eg = exp_ftz(Gs[i]);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) q[e] *= eg;
-        const int64_t off = at.baseK + int64_t(i) * at.strideK + d0;
-        store8(p.Qg + off, q);
-        if (p.Qlo) store8<true>(p.Qlo + off, q);
-      });
+      // No Q̂ and no K̄: the state pass reads q and k and scales by the rows' gates in fp32 (Q̂ H's
+      // rows by e^G, E's rows by e^{γ − G}).
       float* const rows = p.gate_rows + (int64_t(at.c) * p.H + at.h) * 2 * kChunk;
       for (int i = threadIdx.x; i < kChunk; i += NT) {
         rows[i] = exp_ftz(Gs[i]);
@@ -641,7 +630,7 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (an MN-major wgmma
-// operand, swizzled) in U's. GATE (fused_gate): k in K̄'s place, and the rows' e^G, e^{γ−G}.
+// operand, swizzled) in U's. GATE (fused_gate): k in K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}.
 template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
@@ -667,7 +656,7 @@ struct WgStateStage {
     else async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(Kb), (GATE ? p.k : p.Kg) + baseK, strideK, len);
     if constexpr (OUTPUT) {
-      async_tile_sw128<kChunk, K>(bf(Qh), p.Qg + baseK, strideK, len);
+      async_tile_sw128<kChunk, K>(bf(Qh), (GATE ? p.q : p.Qg) + baseK, strideK, len);
       async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
     }
     prefetch_slice(st, p, c, sp, h, v0, V);
@@ -923,7 +912,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         }
         wg::fence_smem_writes();
       } else {
-        wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
+        wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
+        if constexpr (kGate) {
+          const float* const decay_from_start = reinterpret_cast<const float*>(st + S::rows);
+          wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= decay_from_start[r]; });
+        }
       }
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run

@@ -33,8 +33,9 @@ struct VT {
 // Recompute forward of the scalar-gate variants at V-slices of whole 64-column panels, where V is
 // an MN-major wgmma operand): wy_prep then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U
 // (32 KB), and the state pass reads it, k and v instead of W, K̄ and U. GDN's W takes Γ = e^G into
-// 𝒯's columns in the state pass, and K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E) (fused_gate: e^G and e^{γ−G} of
-// each row come from wy_prep; K̄ itself cannot fold into W, e^{G−γ} overflows).
+// 𝒯's columns in the state pass, K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E) and Q̂ H = e^G ⊙ (Q H) (fused_gate: e^G
+// and e^{γ−G} of each row come from wy_prep, which then stores neither Q̂ nor K̄; K̄ itself cannot
+// fold into W, e^{G−γ} overflows).
 constexpr bool fuses_wu(int var) { return var == kDeltaNet || var == kGDN; }  // the variants it serves
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
   return fuses_wu(var) && output && !store && bv % 64 == 0;

@@ -164,14 +164,14 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
 }
 
 // Operands of the sequential kernels for row i, channels d0..d0+7: Q̂ = Q ⊙ Γ (and its second bf16
-// term where p.Qlo is set), K̄ = K ⊙ e^{γ − G} into global memory at `at` (row in the chunk:
-// `valid`), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or GDN2's b). Rows >= len
-// are flat in G. wy_prep and wy_replay both form them here, so the replay's are the forward's bit
-// for bit.
+// term where p.Qlo is set; store_q) and K̄ = K ⊙ e^{γ − G} (store_kbar) into global memory at `at`
+// (both false past the chunk's end), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or
+// GDN2's b). Rows >= len are flat in G. wy_prep and wy_replay both form them here, so the replay's
+// are the forward's bit for bit.
 template <int VAR, int K>
 __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
                                                 const float (&k)[8], const float (&co)[8], const float* Gs, int64_t at,
-                                                bool valid, bf16_t* yw_out) {
+                                                bool store_q, bool store_kbar, bf16_t* yw_out) {
   float G[8], gam[8];
   gate_at8<VAR, K>(G, Gs, i, d0);
   gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
@@ -183,12 +183,22 @@ __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int
     kg[e] = VT<VAR>::gated ? k[e] * exp_ftz(gam[e] - G[e]) : k[e];
     yw[e] = co[e] * eg * k[e];
   }
-  if (VT<VAR>::gated && valid) {  // (no gates: Q̂ and K̄ are q and k themselves)
+  if (VT<VAR>::gated && store_q) {  // (no gates: Q̂ and K̄ are q and k themselves)
     store8(p.Qg + at, qg);
     if (p.Qlo) store8<true>(p.Qlo + at, qg);
-    store8(p.Kg + at, kg);
   }
+  if (VT<VAR>::gated && store_kbar) store8(p.Kg + at, kg);
   store8(yw_out, yw);
+}
+
+// GDN's row gates for the state pass (fused_gate): e^{G_i} and e^{γ − G_i} of chunk c, head h.
+template <int NT>
+__device__ __forceinline__ void store_gate_rows(const DeltaParams& p, const float* Gs, int c, int h) {
+  float* const rows = p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk;
+  for (int i = threadIdx.x; i < kChunk; i += NT) {
+    rows[i] = exp_ftz(Gs[i]);
+    rows[kChunk + i] = exp_ftz(Gs[kChunk - 1] - Gs[i]);
+  }
 }
 
 // e^γ of chunk c, head h (1 for ungated variants).
@@ -320,16 +330,11 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
       store8(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
     }
   });
-  if (fused) {  // W and U are the state pass's: e^γ is left for it, and GDN's Q̂ and row gates
-    if constexpr (VAR == kGDN) {
-      // No Q̂ and no K̄: the state pass reads q and k and scales by the rows' gates in fp32 (Q̂ H's
-      // rows by e^G, E's rows by e^{γ − G}).
-      float* const rows = p.gate_rows + (int64_t(at.c) * p.H + at.h) * 2 * kChunk;
-      for (int i = threadIdx.x; i < kChunk; i += NT) {
-        rows[i] = exp_ftz(Gs[i]);
-        rows[kChunk + i] = exp_ftz(Gs[kChunk - 1] - Gs[i]);
-      }
-    }
+  // GDN's Recompute forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
+  // and k and scales by the rows' gates in fp32 (Q̂ H's rows by e^G, E's rows by e^{γ − G}).
+  const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
+  if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+  if (fused) {  // W and U are the state pass's: e^γ is left for it
     store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
     phase_mark(p.phase_cycles, 3);
     phase_mark(p.phase_cycles, 4);
@@ -342,7 +347,8 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     load8(q, qs + i * KP + d0);
     load8(k, ks + i * KP + d0);
     load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len, KR + i * KP + d0);
+    const bool store = i < at.len && !row_gates;
+    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, store, store, KR + i * KP + d0);
   });
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
@@ -421,6 +427,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   }
   betas_and_gates<VAR, K, NT>(betas, Gs, p, bt);
 
+  const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
 #pragma unroll
   for (int it = 0; it < kOctK; ++it) {
     const int i = row_of(it, K), d0 = col_of(it, K);
@@ -431,9 +438,12 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
     else
 #pragma unroll
       for (int e = 0; e < 8; ++e) co[e] = betas[i];
-    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len, YW + i * KP + d0);
+    // GDN's replay state pass takes k and the row gates (fused_gate): no K̄.
+    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len,
+                            i < at.len && !row_gates, YW + i * KP + d0);
   }
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
+  if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
 #pragma unroll
   for (int it = 0; it < kOctV; ++it) {  // Y_U = Ω ⊙ V (Ω: GDN2's w, else β per row)
     const int i = row_of(it, V), e0 = col_of(it, V);
@@ -644,7 +654,6 @@ struct WgStateStage {
   static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || (OUTPUT && BV % 64 == 0), "the fused W, U need the output pass and whole panels of v");
-  static_assert(FUSED || !GATE, "the row gates serve the fused W");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
@@ -705,22 +714,25 @@ struct WgStateStage {
   }
 };
 
-// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; GATE: and 𝒯 Diag(β Γ) [C][C] and
-// (e^{γ−G} ⊙ E)ᵀ [BV][C]); 1 KB for aligning the dynamic base to 1024 bytes. The output pass (Q̂, P
-// in its stages) runs one CTA an SM with three stages where they fit; the replay two CTAs an SM
-// with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128 one CTA.
+// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; FUSED and GATE: and 𝒯 Diag(β Γ)
+// [C][C]; GATE with OUTPUT: and (e^{γ−G} ⊙ E)ᵀ [BV][C], which the replay keeps in Eᵀ's place: P E
+// is the only other reader of Eᵀ); 1 KB for aligning the dynamic base to 1024 bytes. The output
+// pass (Q̂, P in its stages) runs one CTA an SM with three stages where they fit; the replay two
+// CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128
+// one CTA.
 template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false>
 struct StateFwdShape {
   using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
   static constexpr size_t w_bytes = FUSED ? size_t(kChunk) * K * 2 : 0;
-  static constexpr size_t gate_bytes = GATE ? e_bytes + size_t(kChunk) * kChunk * 2 : 0;
+  static constexpr size_t tg_bytes = FUSED && GATE ? size_t(kChunk) * kChunk * 2 : 0;
+  static constexpr size_t gate_bytes = tg_bytes + (GATE && OUTPUT ? e_bytes : 0);
   static constexpr int stages_fit =
       int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - w_bytes - gate_bytes) / S::bytes);
   static constexpr int stages = stages_fit >= 3 ? 3 : 2;
   static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Wn = Et + e_bytes;
-  static constexpr size_t Tg = Wn + w_bytes, Es = Tg + (GATE ? size_t(kChunk) * kChunk * 2 : 0);  // GATE
+  static constexpr size_t Tg = Wn + w_bytes, Es = Tg + tg_bytes;  // FUSED and GATE; GATE and OUTPUT
   static constexpr size_t bars = Wn + w_bytes + gate_bytes;           // CLUSTER: a stage's mbarrier each
   static constexpr size_t total = 1024 + bars + (CLUSTER ? 8 * stages : 0);
   static_assert(stages_fit >= 2, "state_fwd needs two stages");
@@ -730,7 +742,7 @@ struct StateFwdShape {
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false>
 using StateFwdLayout =
-    StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV), CLUSTER>;
+    StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE), CLUSTER>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -844,7 +856,7 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
-  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV);
+  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE);
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER>;
   using S = typename L::S;
   using wg::Major;
@@ -872,6 +884,18 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
     const int tok0 = sp.tok0, len = sp.len;
     const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
+    const float* const row_gates = reinterpret_cast<const float*>(st + S::rows);  // GATE: e^{G_i}, then e^{γ−G_i}
+    // GATE: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E): E's rows scaled in place and stored transposed where the state
+    // update reads them (Eᵀ's own place when no P E reads the plain Eᵀ).
+    bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
+    auto store_decayed_e = [&](float(&e)[BV / 2]) {
+      wg::frag_for_each<BV>(e, [&](int r, int, float& x) { x *= row_gates[kChunk + r]; });
+      wg::store_transposed<BV>(e, Edecayed, 0);
+    };
+    // GATE: Q̂ H = e^G ⊙ (Q H).
+    auto scale_rows_from_start = [&](float(&a)[BV / 2]) {
+      wg::frag_for_each<BV>(a, [&](int r, int, float& x) { x *= row_gates[r]; });
+    };
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
@@ -889,7 +913,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         const bf16_t* TW = W;
         if constexpr (kGate) {  // 𝒯 Diag(β) Diag(e^G) into its own tile: U still needs 𝒯 Diag(β)
           bf16_t* const Tg = reinterpret_cast<bf16_t*>(smem + L::Tg);
-          scale_tile_columns(W, Tg, reinterpret_cast<const float*>(st + S::rows));
+          scale_tile_columns(W, Tg, row_gates);
           wg::fence_smem_writes();
           warpgroup_sync(1);
           TW = Tg;
@@ -905,18 +929,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if (wgi == 0) {  // E = U − W H
         wg::gemm<BV, K, Major::K, Major::K>(acc, Wn, Ht, true);
         wg::store_transposed<BV>(acc, Et, 0);
-        if constexpr (kGate) {  // (e^{γ−G} ⊙ E)ᵀ for the state update: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E)
-          const float* const decay_to_end = reinterpret_cast<const float*>(st + S::rows) + kChunk;
-          wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= decay_to_end[r]; });
-          wg::store_transposed<BV>(acc, reinterpret_cast<bf16_t*>(smem + L::Es), 0);
-        }
+        if constexpr (kGate) store_decayed_e(acc);
         wg::fence_smem_writes();
       } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
-        if constexpr (kGate) {
-          const float* const decay_from_start = reinterpret_cast<const float*>(st + S::rows);
-          wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= decay_from_start[r]; });
-        }
+        if constexpr (kGate) scale_rows_from_start(acc);
       }
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run
@@ -928,11 +945,13 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         acc[2 * j] = uf.x - acc[2 * j];
         acc[2 * j + 1] = uf.y - acc[2 * j + 1];
       }
-      wg::store_transposed<BV>(acc, Et, 0);
+      if constexpr (OUTPUT || !kGate) wg::store_transposed<BV>(acc, Et, 0);
       if constexpr (STORE) wg_store_rows<BV>(acc, p.E + baseV, strideV, len, 1.f);
+      if constexpr (kGate) store_decayed_e(acc);
       wg::fence_smem_writes();
     } else if constexpr (OUTPUT) {
-      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
+      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
+      if constexpr (kGate) scale_rows_from_start(acc);
     }
     __syncthreads();  // Eᵀ complete
     phase_mark(p.phase_cycles, 2);
@@ -946,8 +965,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     }
     if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
-      const bf16_t* const Eu = kGate ? reinterpret_cast<const bf16_t*>(smem + L::Es) : Et;  // GATE: Kᵀ (e^{γ−G} ⊙ E)
-      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, Eu, true);
+      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     phase_mark(p.phase_cycles, 3);

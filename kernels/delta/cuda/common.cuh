@@ -33,16 +33,16 @@ struct VT {
 // Recompute forward of the scalar-gate variants at V-slices of whole 64-column panels, where V is
 // an MN-major wgmma operand): wy_prep then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U
 // (32 KB), and the state pass reads it, k and v instead of W, K̄ and U. GDN's W takes Γ = e^G into
-// 𝒯's columns in the state pass, K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E) and Q̂ H = e^G ⊙ (Q H) (fused_gate: e^G
-// and e^{γ−G} of each row come from wy_prep, which then stores neither Q̂ nor K̄; K̄ itself cannot
-// fold into W, e^{G−γ} overflows).
+// 𝒯's columns in the state pass (K̄ itself cannot fold into W, e^{G−γ} overflows).
 constexpr bool fuses_wu(int var) { return var == kDeltaNet || var == kGDN; }  // the variants it serves
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
   return fuses_wu(var) && output && !store && bv % 64 == 0;
 }
-constexpr bool fused_gate(int var, bool output, bool store, int bv) {
-  return fused_wu(var, output, store, bv) && var == kGDN;
-}
+// Whether a forward state pass (state_fwd) applies GDN's scalar gate to raw q and k as row factors
+// in fp32: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E), Q̂ H = e^G ⊙ (Q H), with e^G and e^{γ−G} of each row from
+// p.gate_rows. wy_prep and wy_replay then store those rows instead of K̄ (and wy_prep instead of
+// Q̂). Every GDN state_fwd but the Save forward's, whose Q̂ (two bf16 terms) state_bwd reads.
+constexpr bool fused_gate(int var, bool output, bool store) { return var == kGDN && !(output && store); }
 
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
 // stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).
@@ -89,8 +89,8 @@ struct DeltaParams {
   float* dg = nullptr;   // like g
   float* dh0 = nullptr;  // [N][H][K][V] or null
   // The fused forward (fused_wu): 𝒯 Diag(β) of each chunk [tok][H][C]; wy_prep stores it instead
-  // of W and U, and state_fwd forms W and U from it. GDN's (fused_gate): e^{G_i} and e^{γ − G_i}
-  // of the chunk's rows [num_chunks][H][2][C].
+  // of W and U, and state_fwd forms W and U from it. GDN's row gates (fused_gate): e^{G_i} and
+  // e^{γ − G_i} of the chunk's rows [num_chunks][H][2][C], from wy_prep or wy_replay.
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
   int* error_flag = nullptr;

@@ -285,16 +285,20 @@ std::atomic<int64_t> g_multicast_launches{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
-// rule; views of a misaligned input keep the plain kernel).
-bool state_maps(tma::StateMaps& maps, const Config& cfg, const DeltaParams& p, const Dims& d, const LaunchInfo& li) {
+// rule; views of a misaligned input keep the plain kernel). row_gates (fused_gate): the pass
+// reads k and q in K̄'s and Q̂'s place.
+bool state_maps(tma::StateMaps& maps, const Config& cfg, const DeltaParams& p, const Dims& d, const LaunchInfo& li,
+                bool row_gates) {
   if (!cfg.multicast_state_tiles || li.bv >= d.V) return false;
-  const bf16_t* bases[] = {p.W, p.Kg, p.Qg, p.P};
+  const bf16_t* const kb = row_gates ? p.k : p.Kg;
+  const bf16_t* const qh = row_gates ? p.q : p.Qg;
+  const bf16_t* bases[] = {p.W, kb, qh, p.P};
   for (const bf16_t* b : bases)
     if (!b || reinterpret_cast<uintptr_t>(b) % 16 != 0) return false;
   const int64_t rows = d.B * d.T;
   maps.W = tma::make_token_map(p.W, rows, d.H, d.K);
-  maps.Kb = tma::make_token_map(p.Kg, rows, d.H, d.K);
-  maps.Qh = tma::make_token_map(p.Qg, rows, d.H, d.K);
+  maps.Kb = tma::make_token_map(kb, rows, d.H, d.K);
+  maps.Qh = tma::make_token_map(qh, rows, d.H, d.K);
   maps.P = tma::make_token_map(p.P, rows, d.H, kChunk);
   return true;
 }
@@ -330,7 +334,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
-  // The fused forward's 𝒯 Diag(β) and GDN's row gates (fused_wu), read by the state pass only.
+  // The fused forward's 𝒯 Diag(β) (fused_wu) and GDN's row gates (fused_gate), read by the state
+  // pass only.
   Tensor Tbeta, gate_rows;
   const int slice = std::min<int>(li.bv, int(d.V));
   const int var = variant_id(cfg.variant);
@@ -338,12 +343,13 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
   }
-  if (fused_gate(var, true, li.store_state, slice)) {
+  const bool row_gates = fused_gate(var, true, li.store_state);
+  if (row_gates) {
     gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
     p.gate_rows = ptr<float>(gate_rows);
   }
   tma::StateMaps maps;
-  if (state_maps(maps, cfg, p, d, li)) li.maps = &maps;
+  if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });
   else if (r.ht.defined())  // no tokens: the state passes straight through
@@ -429,8 +435,16 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.dg = ptr<float>(gr.dg);
   p.dh0 = ptr<float>(gr.dh0);
 
-  tma::StateMaps maps;  // the replay's state pass (li.bv; state_bwd keeps its own loads)
-  if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li)) li.maps = &maps;
+  // The replay's state pass (li.bv; state_bwd keeps its own loads): GDN's row gates (fused_gate)
+  // from wy_replay, and the tensor maps of its shared tiles.
+  Tensor gate_rows;
+  const bool row_gates = sv.policy == Policy::Recompute && fused_gate(variant_id(cfg.variant), false, true);
+  if (row_gates) {
+    gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), H, 2 * kChunk}, DType::F32, dev, &s);
+    p.gate_rows = ptr<float>(gate_rows);
+  }
+  tma::StateMaps maps;
+  if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0) {
     dispatch_variant(cfg.variant, [&](auto vc) {
       constexpr int VAR = decltype(vc)::value;

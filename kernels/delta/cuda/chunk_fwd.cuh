@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
       store8(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
     }
   });
-  // GDN's Recompute forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
+  // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
   // and k and scales by the rows' gates in fp32 (Q̂ H's rows by e^G, E's rows by e^{γ − G}).
   const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
   if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
@@ -742,7 +742,7 @@ struct StateFwdShape {
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false>
 using StateFwdLayout =
-    StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE), CLUSTER>;
+    StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV), CLUSTER>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -856,7 +856,7 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
-  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE);
+  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV);
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER>;
   using S = typename L::S;
   using wg::Major;
@@ -945,9 +945,12 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         acc[2 * j] = uf.x - acc[2 * j];
         acc[2 * j + 1] = uf.y - acc[2 * j + 1];
       }
-      if constexpr (OUTPUT || !kGate) wg::store_transposed<BV>(acc, Et, 0);
+      if constexpr (kGate && !OUTPUT)  // the replay: (e^{γ−G} ⊙ E)ᵀ first, it heads the step's chain
+        wg::store_transposed_row_scaled<BV>(acc, Et, 0, row_gates + kChunk);
+      else
+        wg::store_transposed<BV>(acc, Et, 0);
       if constexpr (STORE) wg_store_rows<BV>(acc, p.E + baseV, strideV, len, 1.f);
-      if constexpr (kGate) store_decayed_e(acc);
+      if constexpr (kGate && OUTPUT) store_decayed_e(acc);
       wg::fence_smem_writes();
     } else if constexpr (OUTPUT) {
       wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G

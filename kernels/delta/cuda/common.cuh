@@ -40,9 +40,14 @@ constexpr bool fused_wu(int var, bool output, bool store, int bv) {
 }
 // Whether a forward state pass (state_fwd) applies GDN's scalar gate to raw q and k as row factors
 // in fp32: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E), Q̂ H = e^G ⊙ (Q H), with e^G and e^{γ−G} of each row from
-// p.gate_rows. wy_prep and wy_replay then store those rows instead of K̄ (and wy_prep instead of
-// Q̂). Every GDN state_fwd but the Save forward's, whose Q̂ (two bf16 terms) state_bwd reads.
-constexpr bool fused_gate(int var, bool output, bool store) { return var == kGDN && !(output && store); }
+// p.gate_rows. wy_prep (the fused forward) and wy_replay (the Recompute backward's replay) then
+// store those rows instead of K̄, and wy_prep instead of Q̂ too. Not the unfused Recompute forward
+// (V-slices of 16-32): there the output pass's extra row-scaled Eᵀ on a latency-bound step cost
+// more (5-8% of the pass) than wy_prep saved (H200, 2026-11-30); nor the Save forward, whose Q̂ (two
+// bf16 terms) state_bwd reads.
+constexpr bool fused_gate(int var, bool output, bool store, int bv) {
+  return var == kGDN && (output ? fused_wu(var, output, store, bv) : store);
+}
 
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
 // stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).

@@ -343,7 +343,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
   }
-  const bool row_gates = fused_gate(var, true, li.store_state);
+  const bool row_gates = fused_gate(var, true, li.store_state, slice);
   if (row_gates) {
     gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
     p.gate_rows = ptr<float>(gate_rows);
@@ -438,7 +438,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // The replay's state pass (li.bv; state_bwd keeps its own loads): GDN's row gates (fused_gate)
   // from wy_replay, and the tensor maps of its shared tiles.
   Tensor gate_rows;
-  const bool row_gates = sv.policy == Policy::Recompute && fused_gate(variant_id(cfg.variant), false, true);
+  const bool row_gates = sv.policy == Policy::Recompute && fused_gate(variant_id(cfg.variant), false, true, li.bv);
   if (row_gates) {
     gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), H, 2 * kChunk}, DType::F32, dev, &s);
     p.gate_rows = ptr<float>(gate_rows);

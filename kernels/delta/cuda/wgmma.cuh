@@ -141,8 +141,10 @@ __device__ __forceinline__ void gemm_tn(float (&acc)[N / 2], const bf16_t* A, co
 // T of N rows (tile_offset<N>; the transposed write the state passes make of H and E, where
 // per-element 2-byte stores and their swizzled addresses took 64 instructions per 16 columns);
 // else T[r][c], T of 64 rows (tile_offset<64>; the layout of a wgmma A operand).
+// alpha_lo, alpha_hi: factors of the thread's two rows (16w + g, 16w + g + 8).
 template <int N, bool TRANS>
-__device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf16_t* T, int row0, float alpha) {
+__device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf16_t* T, int row0, float alpha_lo,
+                                                  float alpha_hi) {
   static_assert(N % 16 == 0, "pairs of n8 tiles");
   const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
 #pragma unroll
@@ -150,10 +152,10 @@ __device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf1
     const int jj = j + (m >> 1), half = m & 1;
     const uint32_t a = smem_addr(T + (TRANS ? tile_offset<N>(8 * jj + i, row0 + 16 * w + 8 * half)
                                             : tile_offset<64>(16 * w + 8 * half + i, 8 * jj)));
-    const uint32_t r0 = pack_bf16x2(alpha * acc[4 * j], alpha * acc[4 * j + 1]);
-    const uint32_t r1 = pack_bf16x2(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]);
-    const uint32_t r2 = pack_bf16x2(alpha * acc[4 * j + 4], alpha * acc[4 * j + 5]);
-    const uint32_t r3 = pack_bf16x2(alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]);
+    const uint32_t r0 = pack_bf16x2(alpha_lo * acc[4 * j], alpha_lo * acc[4 * j + 1]);
+    const uint32_t r1 = pack_bf16x2(alpha_hi * acc[4 * j + 2], alpha_hi * acc[4 * j + 3]);
+    const uint32_t r2 = pack_bf16x2(alpha_lo * acc[4 * j + 4], alpha_lo * acc[4 * j + 5]);
+    const uint32_t r3 = pack_bf16x2(alpha_hi * acc[4 * j + 6], alpha_hi * acc[4 * j + 7]);
     if constexpr (TRANS)
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(r0), "r"(r1),
                    "r"(r2), "r"(r3)
@@ -168,13 +170,21 @@ __device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf1
 // T[c][row0 + r] = bf16(acc(r, c)): H and E transposed for the state passes' products.
 template <int N>
 __device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0) {
-  stmatrix_fragment<N, true>(acc, T, row0, 1.f);
+  stmatrix_fragment<N, true>(acc, T, row0, 1.f, 1.f);
+}
+
+// T[c][row0 + r] = bf16(row_scale[r] acc(r, c)): a row-scaled transposed store, acc unchanged.
+template <int N>
+__device__ __forceinline__ void store_transposed_row_scaled(const float (&acc)[N / 2], bf16_t* T, int row0,
+                                                            const float* row_scale) {
+  const int r = 16 * ((threadIdx.x & 127) >> 5) + ((threadIdx.x & 31) >> 2);
+  stmatrix_fragment<N, true>(acc, T, row0, row_scale[r], row_scale[r + 8]);
 }
 
 // T[r][c] = bf16(alpha acc(r, c)), T of 64 rows: a wgmma A operand.
 template <int N>
 __device__ __forceinline__ void store_rows(const float (&acc)[N / 2], bf16_t* T, float alpha) {
-  stmatrix_fragment<N, false>(acc, T, 0, alpha);
+  stmatrix_fragment<N, false>(acc, T, 0, alpha, alpha);
 }
 
 // The warpgroup's m64nN fragment of a row-major bf16 tile U [64][LD] (16-byte aligned rows) as

@@ -36,6 +36,8 @@ def sizes(op, K, V):
         "dq": 2 * K, "dk": 2 * K, "dv": 2 * V, "dcoef": coef, "dg": g,
         # reads of inputs the sequential kernels take instead of copies (no gates: q, k; GDN: k, g)
         "q_in": 2 * K, "k_in": 2 * K, "g_in": g,
+        # GDN's row gates e^G, e^{γ−G} (fp32), which its replay state pass takes with k instead of K̄
+        "rows": 8 if op == "gdn" else 0,
     }
 
 
@@ -50,9 +52,10 @@ def kernels(op):
         ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
         ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
         # the Recompute forward keeps P beside 𝒯: the replay forms no C×C product (q: for Q̂ only)
+        # GDN's replay: no K̄, the row gates instead (fused_gate)
         ("wy_replay", "bwd", (["q"] if gated else []) + ["k", "v", "coef", "g", "T"],
-         ["W", "U", "gexp"] + copies + (["Qlo"] if gated else [])),
-        ("state_fwd (replay)", "bwd", ["W", kb, "U", "gexp"], ["Hs", "E"]),
+         ["W", "U", "gexp"] + (["Qg", "Qlo", "rows"] if scalar else copies + (["Qlo"] if gated else []))),
+        ("state_fwd (replay)", "bwd", ["W"] + (["k_in", "rows"] if scalar else [kb]) + ["U", "gexp"], ["Hs", "E"]),
         ("state_bwd", "bwd", ["W", qh, "P", "dO", "gexp"] + kb_bwd + (["Qlo"] if gated else []), ["dHs", "dE"]),
         # ReWY: W and U re-read; E and ∂H⁺ read twice (phase 1 and phase 5)
         ("grad_chunk", "bwd", ["q", "k", "g", "T", "Hs", "dHs", "E", "dO", "dE", "W", "U", "v", "coef", "E", "dHs"],

@@ -654,6 +654,7 @@ struct WgStateStage {
   static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || (OUTPUT && BV % 64 == 0), "the fused W, U need the output pass and whole panels of v");
+  static_assert(!GATE || FUSED || !OUTPUT, "row gates serve the fused output pass and the replay (fused_gate)");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
@@ -885,17 +886,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     const int tok0 = sp.tok0, len = sp.len;
     const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
     const float* const row_gates = reinterpret_cast<const float*>(st + S::rows);  // GATE: e^{G_i}, then e^{γ−G_i}
-    // GATE: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E): E's rows scaled in place and stored transposed where the state
-    // update reads them (Eᵀ's own place when no P E reads the plain Eᵀ).
+    // GATE: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E), (e^{γ−G} ⊙ E)ᵀ where the state update reads it: its own tile
+    // in the output pass (P E reads the plain Eᵀ), Eᵀ's place in the replay.
     bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
-    auto store_decayed_e = [&](float(&e)[BV / 2]) {
-      wg::frag_for_each<BV>(e, [&](int r, int, float& x) { x *= row_gates[kChunk + r]; });
-      wg::store_transposed<BV>(e, Edecayed, 0);
-    };
-    // GATE: Q̂ H = e^G ⊙ (Q H).
-    auto scale_rows_from_start = [&](float(&a)[BV / 2]) {
-      wg::frag_for_each<BV>(a, [&](int r, int, float& x) { x *= row_gates[r]; });
-    };
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
@@ -929,11 +922,14 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if (wgi == 0) {  // E = U − W H
         wg::gemm<BV, K, Major::K, Major::K>(acc, Wn, Ht, true);
         wg::store_transposed<BV>(acc, Et, 0);
-        if constexpr (kGate) store_decayed_e(acc);
+        if constexpr (kGate) {
+          wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[kChunk + r]; });
+          wg::store_transposed<BV>(acc, Edecayed, 0);
+        }
         wg::fence_smem_writes();
       } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
-        if constexpr (kGate) scale_rows_from_start(acc);
+        if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
       }
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run
@@ -945,16 +941,14 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         acc[2 * j] = uf.x - acc[2 * j];
         acc[2 * j + 1] = uf.y - acc[2 * j + 1];
       }
-      if constexpr (kGate && !OUTPUT)  // the replay: (e^{γ−G} ⊙ E)ᵀ first, it heads the step's chain
-        wg::store_transposed_row_scaled<BV>(acc, Et, 0, row_gates + kChunk);
+      if constexpr (kGate)  // the replay: (e^{γ−G} ⊙ E)ᵀ first, it heads the step's chain
+        wg::store_transposed_row_scaled<BV>(acc, Edecayed, 0, row_gates + kChunk);
       else
         wg::store_transposed<BV>(acc, Et, 0);
       if constexpr (STORE) wg_store_rows<BV>(acc, p.E + baseV, strideV, len, 1.f);
-      if constexpr (kGate && OUTPUT) store_decayed_e(acc);
       wg::fence_smem_writes();
     } else if constexpr (OUTPUT) {
-      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
-      if constexpr (kGate) scale_rows_from_start(acc);
+      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
     }
     __syncthreads();  // Eᵀ complete
     phase_mark(p.phase_cycles, 2);

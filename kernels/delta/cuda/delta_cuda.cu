@@ -281,6 +281,13 @@ void bind_intermediates(DeltaParams& p, const Saved& m) {
   p.gexp = ptr<float>(m.gexp);
 }
 
+// GDN's row gates (fused_gate), e^{G_i} and e^{γ − G_i} f32 [num_chunks][H][2][C], bound to p.
+Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Device& dev, const Stream& s) {
+  Tensor rows = Tensor::empty({std::max(ct.num_chunks, 1), H, 2 * kChunk}, DType::F32, dev, &s);
+  p.gate_rows = ptr<float>(rows);
+  return rows;
+}
+
 std::atomic<int64_t> g_multicast_launches{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
@@ -344,10 +351,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.Tbeta = ptr<bf16_t>(Tbeta);
   }
   const bool row_gates = fused_gate(var, true, li.store_state, slice);
-  if (row_gates) {
-    gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
-    p.gate_rows = ptr<float>(gate_rows);
-  }
+  if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0)
@@ -439,10 +443,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // from wy_replay, and the tensor maps of its shared tiles.
   Tensor gate_rows;
   const bool row_gates = sv.policy == Policy::Recompute && fused_gate(variant_id(cfg.variant), false, true, li.bv);
-  if (row_gates) {
-    gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), H, 2 * kChunk}, DType::F32, dev, &s);
-    p.gate_rows = ptr<float>(gate_rows);
-  }
+  if (row_gates) gate_rows = bind_gate_rows(p, ct, H, dev, s);
   tma::StateMaps maps;
   if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0) {

@@ -350,6 +350,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // kernel, whose spill it cuts from 72 to 16 bytes) and KDA's ReWY kernel (0.4-1.4%), not for
   // KDA's baseline (1.3-1.5% slower: a 24-byte spill where it had none). H200, 2026-11-30.
   constexpr bool kPrefetchEarly = kPrefetch || VAR == kGDN2 || (VAR == kKDA && REWY);
+  // KDA in phase 1 only (both kernels): ptxas's spill 12 and 4 bytes instead of 24 and 0 (phases 1-2: 24 and 24).
+  constexpr bool kPrefetchP1 = kPrefetchEarly || VAR == kKDA;
+  constexpr bool kPrefetchP2 = kPrefetchEarly && VAR != kKDA;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -499,7 +502,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchEarly>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = p.scale * acc[0][j][e], gm = Gam(r, d, e);
       dq[0][j][e] += gm * x;
@@ -511,7 +514,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchEarly>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V);
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -571,14 +574,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchEarly>(acc, dEs, VP, Hb, VP, m0, nK, 0, V);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, Hb, VP, m0, nK, 0, V);
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
     frag_store_bf16(acc, dWb, KP, m0, nK);
   }
   {
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
-    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchEarly>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
+    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, VP, m0, nV, 0, kChunk);
     {
       const int r0 = m0 + ((threadIdx.x & 31) >> 2);
       auto pair = [](const uint32_t& u) { return bf2f2(reinterpret_cast<const bf16_t*>(&u)); };
@@ -612,7 +615,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     float acc[1][NTC][4];  // B1, V half: ∂E Y_Uᵀ
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchEarly>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { dTf[r * LDF + cc] = x; });
   }
   __syncthreads();

@@ -350,7 +350,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // kernel, whose spill it cuts from 72 to 16 bytes) and KDA's ReWY kernel (0.4-1.4%), not for
   // KDA's baseline (1.3-1.5% slower: a 24-byte spill where it had none). H200, 2026-11-30.
   constexpr bool kPrefetchEarly = kPrefetch || VAR == kGDN2 || (VAR == kKDA && REWY);
-  // KDA in phase 1 only (both kernels): ptxas's spill 12 and 4 bytes instead of 24 and 0 (phases 1-2: 24 and 24).
+  // KDA takes it in phase 1 only, both kernels (16 warps, K = V = 128: ptxas spills 4 and 12 bytes
+  // where main's choice left 12 and 20): baseline 1.014-1.017x, ReWY 1.000-1.004x (H200,
+  // 2026-11-30, shapes 0 and 4, docs/measurements/2026-11-30-s11/ab_compare_next-ab_80f5e50.txt).
   constexpr bool kPrefetchP1 = kPrefetchEarly || VAR == kKDA;
   constexpr bool kPrefetchP2 = kPrefetchEarly && VAR != kKDA;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's

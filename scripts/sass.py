@@ -3,6 +3,14 @@
 
   scripts/sass.py sizes [BUILD]            instructions (16 bytes each) of every kernel at K = V = 128
   scripts/sass.py phases OBJECT KERNEL     one kernel's instruction mix per phase [--top 14]
+  scripts/sass.py same OLD.o NEW.o         per kernel: identical SASS, registers renamed only, or not
+
+`same` is how a refactor shows that it leaves device code alone without a GPU. Compile both trees'
+variant files with the build's nvcc command (`ninja -t commands`) from directories whose paths
+have the same length (with -lineinfo the source path reaches ptxas and can change register
+allocation), e.g. the base from `git archive BASE | tar -x -C /tmp/hd000` beside /work/main. ptxas
+is not always deterministic (DeltaNet's 8-warp wy_prep kernels differed between two compiles of one
+source, 2026-11-30): compile the base twice to see which kernels vary on their own.
 
 The chunk-parallel kernels (wy_prep, grad_chunk) are straight-line code run once per CTA at one or
 two CTAs an SM: past the SM's instruction cache they stall on fetch (GDN2's grad_chunk at 149 KB
@@ -11,7 +19,8 @@ SR_CLOCKLO at each phase_mark (REWY_KERNEL_TIMING=2 names the phases), so `phase
 there: where address arithmetic, shared loads or exponentials pile up, beside the measured cycles.
   e.g. scripts/sass.py phases build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o \\
        grad_chunk_kernelILi2ELi128ELi128ELb1E
-Without a GPU toolkit: `pip download nvidia-cuda-cuobjdump`, unzip, point CUOBJDUMP at it.
+Without cuobjdump (or its nvdisasm): `pip download --no-deps nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`,
+unzip both, point CUOBJDUMP at nvidia/cu13/bin/cuobjdump and put that folder on PATH.
 """
 import argparse
 import collections
@@ -89,6 +98,28 @@ def phases(obj, kernel, top):
         print(f"phase {k}: {hi - lo:5d}  " + " ".join(f"{op} {n}" for op, n in mix.most_common(top)))
 
 
+REGISTER = re.compile(r"\b(U?R|U?P)[0-9]+\b")
+
+
+def same(old_obj, new_obj):
+    old, new = kernels(old_obj), kernels(new_obj)
+    counts = collections.Counter()
+    for name in sorted(set(old) | set(new)):
+        if name not in old or name not in new:
+            verdict = "only in " + ("new" if name in new else "old")
+        elif old[name] == new[name]:
+            verdict = "identical"
+        elif [REGISTER.sub(r"\1", x) for x in old[name]] == [REGISTER.sub(r"\1", x) for x in new[name]]:
+            verdict = "registers renamed"
+        else:
+            verdict = f"differs ({len(old[name])} -> {len(new[name])} instructions)"
+        counts[verdict.split(" (")[0]] += 1
+        if verdict != "identical":
+            print(f"{verdict:40s} {name}")
+    print(", ".join(f"{n} {v}" for v, n in counts.most_common()))
+    return counts["identical"] == sum(counts.values())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -98,9 +129,14 @@ def main():
     p.add_argument("object")
     p.add_argument("kernel", help="a substring of the kernel's mangled name")
     p.add_argument("--top", type=int, default=14)
+    c = sub.add_parser("same")
+    c.add_argument("old")
+    c.add_argument("new")
     a = ap.parse_args()
     if a.cmd == "sizes":
         sizes(a.build)
+    elif a.cmd == "same":
+        sys.exit(0 if same(a.old, a.new) else 1)
     else:
         phases(a.object, a.kernel, a.top)
 

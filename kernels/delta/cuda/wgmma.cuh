@@ -167,6 +167,9 @@ __device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf1
   }
 }
 
+// Row of this thread's first fragment entries in the warpgroup's m64nN fragment (its second: + 8).
+__device__ __forceinline__ int frag_row() { return 16 * ((threadIdx.x & 127) >> 5) + ((threadIdx.x & 31) >> 2); }
+
 // T[c][row0 + r] = bf16(acc(r, c)): H and E transposed for the state passes' products.
 template <int N>
 __device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0) {
@@ -177,7 +180,7 @@ __device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16
 template <int N>
 __device__ __forceinline__ void store_transposed_row_scaled(const float (&acc)[N / 2], bf16_t* T, int row0,
                                                             const float* row_scale) {
-  const int r = 16 * ((threadIdx.x & 127) >> 5) + ((threadIdx.x & 31) >> 2);
+  const int r = frag_row();
   stmatrix_fragment<N, true>(acc, T, row0, row_scale[r], row_scale[r + 8]);
 }
 
@@ -206,11 +209,11 @@ __device__ __forceinline__ void load_rows_packed(uint32_t (&u)[N / 4], const bf1
 // Calls f(row, col, value&) for every element of the warpgroup's m64nN fragment.
 template <int N, class F>
 __device__ __forceinline__ void frag_for_each(float (&acc)[N / 2], F&& f) {
-  const int t = threadIdx.x & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
+  const int r = frag_row(), q = threadIdx.x & 3;
 #pragma unroll
   for (int j = 0; j < N / 8; ++j)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) f(16 * w + g + 8 * (e >> 1), 8 * j + 2 * q + (e & 1), acc[4 * j + e]);
+    for (int e = 0; e < 4; ++e) f(r + 8 * (e >> 1), 8 * j + 2 * q + (e & 1), acc[4 * j + e]);
 }
 
 }  // namespace rewy::delta::cuda_impl::wg

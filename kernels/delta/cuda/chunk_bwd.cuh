@@ -346,15 +346,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
-  // Phases 1-2 hold fewer live accumulators: the prefetch there pays for GDN2 (1.4-2.8% on the
-  // kernel, whose spill it cuts from 72 to 16 bytes) and KDA's ReWY kernel (0.4-1.4%), not for
-  // KDA's baseline (1.3-1.5% slower: a 24-byte spill where it had none). H200, 2026-11-30.
-  constexpr bool kPrefetchEarly = kPrefetch || VAR == kGDN2 || (VAR == kKDA && REWY);
-  // KDA takes it in phase 1 only, both kernels (16 warps, K = V = 128: ptxas spills 4 and 12 bytes
-  // where main's choice left 12 and 20): baseline 1.014-1.017x, ReWY 1.000-1.004x (H200,
-  // 2026-11-30, shapes 0 and 4, docs/measurements/2026-11-30-s11/ab_compare_next-ab_80f5e50.txt).
-  constexpr bool kPrefetchP1 = kPrefetchEarly || VAR == kKDA;
-  constexpr bool kPrefetchP2 = kPrefetchEarly && VAR != kKDA;
+  // Phases 1-2 hold fewer live accumulators, so the channel gates take the prefetch there too:
+  // phase 1 for every variant (kPrefetchP1), phase 2 for all but KDA. GDN2 with both phases: 1.4-2.8%
+  // on the kernel, whose spill they cut from 72 to 16 bytes. KDA with phases 1-2 lost 1.3-1.5% on
+  // its baseline (a 24-byte spill where it had none); with phase 1 only (16 warps, K = V = 128:
+  // ptxas spills 4 and 12 bytes where phases 1-2 on the ReWY kernel alone left 12 and 20) baseline
+  // 1.014-1.017x, ReWY 1.000-1.004x (H200, 2026-11-30, shapes 0 and 4,
+  // docs/measurements/2026-11-30-s11/ab_compare_next-ab_80f5e50.txt).
+  constexpr bool kPrefetchP1 = true;
+  constexpr bool kPrefetchP2 = kPrefetch || VAR == kGDN2;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).

@@ -56,37 +56,22 @@ struct PrepLayout {
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
 };
 
-// acc[i][c] += Σ_{k < N} a[i lda + k] b[k ldb + c] for i < RM, c < CN, k in order: an RM × CN
-// micro-tile of an fp32 product in shared memory.
-template <int RM, int CN, int N>
-__device__ __forceinline__ void micro_tile_add(float (&acc)[RM][CN], const float* a, int lda, const float* b, int ldb) {
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    float x[RM];
-#pragma unroll
-    for (int i = 0; i < RM; ++i) x[i] = a[i * lda + k];
-#pragma unroll
-    for (int c = 0; c < CN; ++c) {
-      const float y = b[k * ldb + c];
-#pragma unroll
-      for (int i = 0; i < RM; ++i) acc[i][c] += x[i] * y;
-    }
-  }
-}
-
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]; Mt: f32 scratch of 3 × 16 × 16.
-// Blocked, all in fp32: the four 16×16 diagonal blocks by forward substitution, one thread a
-// column held in registers (the block's As rows are broadcast loads; no shuffles or warp barriers
-// between the 15 steps), then block row I = 1..3: M_J = Σ_{J<=K<I} A_IK T_KJ and T_IJ = −T_II M_J,
-// a row's blocks in parallel, NT / 128 warps a block (a warp 16 / (NT / 128) of its rows, a lane
-// an RM × 2 micro-tile). One warp a block (2 × 4 micro-tiles) left the deepest chain (I = 3,
-// J = 0: 48 steps of 6 loads and 8 FMAs) to one warp while the others idled. Every entry sums in
-// the same order either way. 7 barriers in all.
+// Blocked: the four 16×16 diagonal blocks by forward substitution in fp32, one thread a column
+// held in registers (the block's As rows are broadcast loads; no shuffles or warp barriers between
+// the 15 steps); then block row I = 1..3, T_IJ = −T_II M_J with M_J = Σ_{J<=K<I} A_IK T_KJ, on
+// tensor cores in 3xTF32 (about fp32's accuracy; 𝒯 leaves as bf16). Warp 2J + n owns columns
+// 16J + 8n .. + 7 of every block row: T_KJ for K > J are its own results, so after the diagonal
+// blocks the warps need no block barrier, only their own (__syncwarp). The fp32 micro-tiles this
+// replaces (an RM × 2 tile a lane, NT / 128 warps a block, 7 barriers) loaded 3 operands for 2
+// FMAs a k-step at 16 warps. KDA's wy_prep 1.030x, the others within ±0.5% (H200, 2026-11-30,
+// shape 0; docs/measurements/2026-11-30-s12/ab_compare_tc-inverse.txt): the inverse phase (4.5-6k
+// cycles) is not the block products.
 template <int NT = kThreads>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, float* Mt) {
-  constexpr int LD = kChunk + 1, B = kBlock;
-  constexpr int kSplit = NT / 128, kRows = B / kSplit, RM = kRows / 4;  // warps a block, their rows, a lane's
-  static_assert(B == 16 && kChunk / B == 4 && kSplit >= 1 && RM >= 1 && kChunk <= NT, "4 row blocks of 16, 4+ warps");
+  constexpr int LD = kChunk + 1, B = kBlock, kStrips = 2 * (kChunk / B - 1), LDM = 8;
+  static_assert(B == 16 && kChunk / B == 4 && kChunk <= NT && kStrips <= NT / 32, "4 row blocks of 16, 6+ warps");
+  static_assert(kStrips * B * LDM <= 3 * B * B, "M strips exceed the scratch");
   // Blocks above the diagonal are zero (the diagonal blocks and those below are written next).
   for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += NT) {
     const int r = idx / kChunk, c = idx % kChunk;
@@ -107,30 +92,31 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
     for (int i = 0; i < B; ++i) Ts[(base + i) * LD + col] = t[i];
   }
   __syncthreads();
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  // This warp's block J; this lane's rows r0..r0+RM-1 and columns c0, c0 + 1 of it.
-  const int J = warp / kSplit, r0 = (warp % kSplit) * kRows + RM * (lane >> 3), c0 = 2 * (lane & 7);
-  for (int I = 1; I < kChunk / B; ++I) {
-    if (J < I) {  // M_J
-      float m[RM][2] = {};
-      for (int Kb = J; Kb < I; ++Kb)
-        micro_tile_add<RM, 2, B>(m, As + (B * I + r0) * LD + B * Kb, LD, Ts + (B * Kb) * LD + B * J + c0, LD);
+  const int warp = threadIdx.x >> 5;
+  if (warp < kStrips) {
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int J = warp >> 1, n0 = B * J + 8 * (warp & 1);  // block column J, this warp's 8 columns
+    float* M = Mt + warp * B * LDM;                         // M_J's strip, [16][8]
+    for (int I = J + 1; I < kChunk / B; ++I) {
+      float acc[4] = {}, cross[4] = {};
+      for (int k0 = B * J; k0 < B * I; k0 += 8) mma3_tf32_f32(acc, cross, As, LD, B * I, Ts, LD, k0, n0);
+      M[g * LDM + 2 * t] = acc[0] + cross[0];
+      M[g * LDM + 2 * t + 1] = acc[1] + cross[1];
+      M[(g + 8) * LDM + 2 * t] = acc[2] + cross[2];
+      M[(g + 8) * LDM + 2 * t + 1] = acc[3] + cross[3];
+      __syncwarp();
+      float tac[4] = {}, tcr[4] = {};
 #pragma unroll
-      for (int i = 0; i < RM; ++i)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) Mt[(J * B + r0 + i) * B + c0 + c] = m[i][c];
+      for (int k0 = 0; k0 < B; k0 += 8) mma3_tf32_f32(tac, tcr, Ts + B * I, LD, B * I, M, LDM, k0, 0);
+      float* row = Ts + (B * I + g) * LD + n0 + 2 * t;
+      row[0] = -(tac[0] + tcr[0]);
+      row[1] = -(tac[1] + tcr[1]);
+      row[8 * LD] = -(tac[2] + tcr[2]);
+      row[8 * LD + 1] = -(tac[3] + tcr[3]);
+      __syncwarp();  // T_IJ is read by the next block row's M, M is rewritten
     }
-    __syncthreads();
-    if (J < I) {  // T_IJ = −T_II M_J
-      float t[RM][2] = {};
-      micro_tile_add<RM, 2, B>(t, Ts + (B * I + r0) * LD + B * I, LD, Mt + J * B * B + c0, B);
-#pragma unroll
-      for (int i = 0; i < RM; ++i)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) Ts[(B * I + r0 + i) * LD + B * J + c0 + c] = -t[i][c];
-    }
-    __syncthreads();
   }
+  __syncthreads();
 }
 
 // W = 𝒯 Y_W and U = 𝒯 Y_U, rows r < len, into global memory [r * stride + col] (warps: 4 row

@@ -58,6 +58,42 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// fp32 products on tensor cores to about fp32 accuracy ("3xTF32"): x = big + small with both
+// parts tf32 (10-bit mantissa), x·y ≈ big·big' + big·small' + small·big' (the dropped small·small'
+// is below fp32's rounding). The blocked inverse of wy_prep takes its 16×16 products this way.
+__device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& small) {
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(x));
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(x - __uint_as_float(big)));
+}
+
+__device__ __forceinline__ void mma_tf32_1688(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// acc + cross += A[m0 : m0 + 16, k0 : k0 + 8] · B[k0 : k0 + 8, n0 : n0 + 8], fp32 operands stored
+// row-major in shared memory, 3xTF32 (the two cross products in their own accumulator, so the
+// three products of a k-step do not wait on each other). Lane 4g + t holds A at rows g, g + 8,
+// columns t, t + 4 and B at rows t, t + 4, column g (m16n8k8's fragments).
+__device__ __forceinline__ void mma3_tf32_f32(float (&acc)[4], float (&cross)[4], const float* A, int lda, int m0,
+                                              const float* B, int ldb, int k0, int n0) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const float* a = A + (m0 + g) * lda + k0 + t;
+  const float* b = B + (k0 + t) * ldb + n0 + g;
+  const float av[4] = {a[0], a[8 * lda], a[4], a[8 * lda + 4]}, bv[2] = {b[0], b[4 * ldb]};
+  uint32_t ab[4], as[4], bb[2], bs[2];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) split_tf32(av[e], ab[e], as[e]);
+#pragma unroll
+  for (int e = 0; e < 2; ++e) split_tf32(bv[e], bb[e], bs[e]);
+  mma_tf32_1688(cross, as, bb[0], bb[1]);
+  mma_tf32_1688(cross, ab, bs[0], bs[1]);
+  mma_tf32_1688(acc, ab, bb[0], bb[1]);
+}
+
 // A fragment of the 16×16 block at (m0, k0).
 template <Lay L>
 __device__ __forceinline__ void load_a_frag(uint32_t (&a)[4], const bf16_t* p, int ld, int m0, int k0) {

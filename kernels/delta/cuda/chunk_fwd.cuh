@@ -43,12 +43,8 @@ struct PrepLayout {
   static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t As_bytes = align16(size_t(kChunk) * (kChunk + 1) * 4);
   static constexpr size_t Tb = R2;  // P staged (bf16 [C][CP]) before the solve, 𝒯 as bf16 after it
-  // The inverse's scratch, f32 [3][16][16]: scalar or no gates keep it in KR, which is dead during
-  // the solve, so that two CTAs fit an SM; channel gates put it behind As, where A's row operand
-  // spans As + Mt until A is formed.
-  static constexpr size_t Mt = kVec ? As + As_bytes : KR;
-  static constexpr size_t total = As + As_bytes + (kVec ? align16(3 * kBlock * kBlock * 4) : 0);
-  static_assert(!kVec || total - As >= tile_k, "A's row operand does not fit As + Mt");
+  // Channel gates: A's row operand (bf16 [C][KP]) spans As and what follows until A is formed.
+  static constexpr size_t total = As + (kVec ? cmax(As_bytes, tile_k) : As_bytes);
   static_assert(total + kStaticSmem <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
   // Two CTAs an SM (228 KB, 1 KB reserved per block) for scalar and no gates. Between 3f3841b and
   // f92f7bc the phase clock's 16 bytes tipped them to one, and DeltaNet's and GDN's forward got
@@ -56,22 +52,24 @@ struct PrepLayout {
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
 };
 
-// Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]; Mt: f32 scratch of 3 × 16 × 16.
-// Blocked: the four 16×16 diagonal blocks by forward substitution in fp32, one thread a column
-// held in registers (the block's As rows are broadcast loads; no shuffles or warp barriers between
-// the 15 steps); then block row I = 1..3, T_IJ = −T_II M_J with M_J = Σ_{J<=K<I} A_IK T_KJ, on
-// tensor cores in 3xTF32 (about fp32's accuracy; 𝒯 leaves as bf16). Warp 2J + n owns columns
-// 16J + 8n .. + 7 of every block row: T_KJ for K > J are its own results, so after the diagonal
-// blocks the warps need no block barrier, only their own (__syncwarp). The fp32 micro-tiles this
-// replaces (an RM × 2 tile a lane, NT / 128 warps a block, 7 barriers) loaded 3 operands for 2
-// FMAs a k-step at 16 warps. KDA's wy_prep 1.030x, the others within ±0.5% (H200, 2026-11-30,
-// shape 0; docs/measurements/2026-11-30-s12/ab_compare_tc-inverse.txt): the inverse phase (4.5-6k
-// cycles) is not the block products.
+// Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]. Blocked: the four 16×16 diagonal
+// blocks by forward substitution in fp32, one thread a column held in registers (the block's As
+// rows are broadcast loads; no shuffles or warp barriers between the 15 steps); then the blocks
+// below, T_IJ = −T_II M_I with M_I = Σ_{J<=K<I} A_IK T_KJ, on tensor cores in 3xTF32 (about fp32's
+// accuracy; 𝒯 leaves as bf16). Warp J < 3 owns block column J and works on transposes, so that
+// each result is the left operand of the next product and stays in registers: M_Iᵀ starts as
+// T_JJᵀ A_IJᵀ for every I > J, then T_IJᵀ = −M_Iᵀ T_IIᵀ and M_I'ᵀ += T_IJᵀ A_I'Iᵀ for I' > I (each
+// A_IK T_KJ added as soon as T_KJ is known). The chain of warp 0 is 6 products. Block rows 2.8-3.3k
+// cycles, against 3.2-4.2k row by row with M_I through shared memory (a warp per 8 columns), whose
+// diagonal-plus-rows total matched the fp32 micro-tiles on CUDA cores it replaced: wy_prep 1.044-1.053x
+// for DeltaNet and GDN, KDA and GDN2 within ±0.6% (H200, 2026-11-30, shapes 0 and 4;
+// docs/measurements/2026-11-30-s12/ab_compare_inverse_in_registers.txt). The 6 products still take
+// ~500 cycles each.
+// clock_sums: wy_prep's phase clock (marks 2 and 3: the diagonal blocks, the block rows).
 template <int NT = kThreads>
-__device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, float* Mt) {
-  constexpr int LD = kChunk + 1, B = kBlock, kStrips = 2 * (kChunk / B - 1), LDM = 8;
-  static_assert(B == 16 && kChunk / B == 4 && kChunk <= NT && kStrips <= NT / 32, "4 row blocks of 16, 6+ warps");
-  static_assert(kStrips * B * LDM <= 3 * B * B, "M strips exceed the scratch");
+__device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, unsigned long long* clock_sums) {
+  constexpr int LD = kChunk + 1, B = kBlock, NB = kChunk / B;
+  static_assert(B == 16 && NB == 4 && kChunk <= NT, "4 row blocks of 16, 2+ warps");
   // Blocks above the diagonal are zero (the diagonal blocks and those below are written next).
   for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += NT) {
     const int r = idx / kChunk, c = idx % kChunk;
@@ -92,31 +90,47 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, flo
     for (int i = 0; i < B; ++i) Ts[(base + i) * LD + col] = t[i];
   }
   __syncthreads();
-  const int warp = threadIdx.x >> 5;
-  if (warp < kStrips) {
+  phase_mark(clock_sums, 2);
+  const int J = threadIdx.x >> 5;  // warp J: block column J
+  if (J < NB - 1) {
     const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    const int J = warp >> 1, n0 = B * J + 8 * (warp & 1);  // block column J, this warp's 8 columns
-    float* M = Mt + warp * B * LDM;                         // M_J's strip, [16][8]
-    for (int I = J + 1; I < kChunk / B; ++I) {
-      float acc[4] = {}, cross[4] = {};
-      for (int k0 = B * J; k0 < B * I; k0 += 8) mma3_tf32_f32(acc, cross, As, LD, B * I, Ts, LD, k0, n0);
-      M[g * LDM + 2 * t] = acc[0] + cross[0];
-      M[g * LDM + 2 * t + 1] = acc[1] + cross[1];
-      M[(g + 8) * LDM + 2 * t] = acc[2] + cross[2];
-      M[(g + 8) * LDM + 2 * t + 1] = acc[3] + cross[3];
-      __syncwarp();
-      float tac[4] = {}, tcr[4] = {};
+    auto block = [&](const float* m, int I, int K) { return m + B * I * LD + B * K; };
+    float M[NB][2][4];  // M_Iᵀ for I > J, accumulator layout
+    Tf32Left left;
+    Tf32Acc acc;
+    tf32_left_transposed(left, block(Ts, J, J), LD);  // T_JJᵀ
 #pragma unroll
-      for (int k0 = 0; k0 < B; k0 += 8) mma3_tf32_f32(tac, tcr, Ts + B * I, LD, B * I, M, LDM, k0, 0);
-      float* row = Ts + (B * I + g) * LD + n0 + 2 * t;
-      row[0] = -(tac[0] + tcr[0]);
-      row[1] = -(tac[1] + tcr[1]);
-      row[8 * LD] = -(tac[2] + tcr[2]);
-      row[8 * LD + 1] = -(tac[3] + tcr[3]);
-      __syncwarp();  // T_IJ is read by the next block row's M, M is rewritten
+    for (int I = 1; I < NB; ++I)
+      if (I > J) {
+        tf32_mul_transposed(acc, left, block(As, I, J), LD);  // T_JJᵀ A_IJᵀ
+        tf32_fold<false>(M[I], acc, 1.f);
+      }
+#pragma unroll
+    for (int I = 1; I < NB; ++I) {
+      if (I <= J) continue;
+      float T[2][4];  // T_IJᵀ
+      tf32_left_from_acc(left, M[I]);
+      tf32_mul_transposed(acc, left, block(Ts, I, I), LD);
+      tf32_fold<false>(T, acc, -1.f);
+      tf32_left_from_acc(left, T);
+#pragma unroll
+      for (int I2 = I + 1; I2 < NB; ++I2) {
+        tf32_mul_transposed(acc, left, block(As, I2, I), LD);
+        tf32_fold<true>(M[I2], acc, 1.f);
+      }
+      // Entry (m, n) of T_IJᵀ is T[16 I + n][16 J + m].
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float* out = Ts + (B * I + 8 * j + 2 * t) * LD + B * J + g + 8 * h;
+          out[0] = T[j][2 * h];
+          out[LD] = T[j][2 * h + 1];
+        }
     }
   }
   __syncthreads();
+  phase_mark(clock_sums, 3);
 }
 
 // W = 𝒯 Y_W and U = 𝒯 Y_U, rows r < len, into global memory [r * stride + col] (warps: 4 row
@@ -229,7 +243,7 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
 }
 
 // Phases of wy_prep for REWY_KERNEL_TIMING=2.
-inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inverse", "operands", "W,U"};
+inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv blocks", "operands", "W,U"};
 
 // NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
 template <int VAR, int K, int V, int NT>
@@ -251,7 +265,6 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   bf16_t* bs = reinterpret_cast<bf16_t*>(smem + L::bs);
   bf16_t* ws = reinterpret_cast<bf16_t*>(smem + L::ws);
   float* As = reinterpret_cast<float*>(smem + L::As);
-  float* Mt = reinterpret_cast<float*>(smem + L::Mt);
 
   const ChunkAt<K, V> at(p);
 
@@ -274,7 +287,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   if constexpr (VT<VAR>::vec_gate) {
     // One pass builds every operand of P and A: the packed KC; P's row operand in two bf16 terms
     // (with one, the rounding of the scaled q is the largest error in o: twin KDA o 4.1e-3 ->
-    // 3.7e-3 at T = 64, FLA 3.4e-3); A's row operand (b ⊙ k, same exponential as q's) in As + Mt,
+    // 3.7e-3 at T = 64, FLA 3.4e-3); A's row operand (b ⊙ k, same exponential as q's) from As on,
     // which are written only after A is formed.
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
     build_packed_col_operand<K, false, NT>(packed, nullptr, ks, Gs);
@@ -302,8 +315,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
-  solve_unit_lower<NT>(Ts, As, Mt);
-  phase_mark(p.phase_cycles, 2);
+  solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
   for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
     float t[8];
 #pragma unroll
@@ -322,8 +334,8 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
   if (fused) {  // W and U are the state pass's: e^γ is left for it
     store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
-    phase_mark(p.phase_cycles, 3);
     phase_mark(p.phase_cycles, 4);
+    phase_mark(p.phase_cycles, 5);
     return;
   }
 
@@ -339,10 +351,10 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   tiles_landed();
-  phase_mark(p.phase_cycles, 3);
+  phase_mark(p.phase_cycles, 4);
 
   tinv_apply_store_wu<K, V, NT, true>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
-  phase_mark(p.phase_cycles, 4);  // thread 0's view
+  phase_mark(p.phase_cycles, 5);  // thread 0's view
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -74,24 +74,74 @@ __device__ __forceinline__ void mma_tf32_1688(float (&d)[4], const uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// acc + cross += A[m0 : m0 + 16, k0 : k0 + 8] · B[k0 : k0 + 8, n0 : n0 + 8], fp32 operands stored
-// row-major in shared memory, 3xTF32 (the two cross products in their own accumulator, so the
-// three products of a k-step do not wait on each other). Lane 4g + t holds A at rows g, g + 8,
-// columns t, t + 4 and B at rows t, t + 4, column g (m16n8k8's fragments).
-__device__ __forceinline__ void mma3_tf32_f32(float (&acc)[4], float (&cross)[4], const float* A, int lda, int m0,
-                                              const float* B, int ldb, int k0, int n0) {
+// 16×16×16 products in 3xTF32 whose left operand may be an earlier product's result, still in
+// registers. Every fragment takes k in pair order: slot t of a k-step holds k = 2t, slot t + 4
+// holds k = 2t + 1. An accumulator's columns 2t, 2t + 1 then sit where an A fragment wants its k
+// slots t, t + 4, so a result feeds the next product without a trip through shared memory; the
+// B fragments load their rows in the same order. Lane 4g + t.
+struct Tf32Left {  // a 16×16 left operand, split: big[k-step][4], small[k-step][4]
+  uint32_t big[2][4], small[2][4];
+};
+struct Tf32Acc {  // a 16×16 result as two n8 tiles: main and the cross terms of each k-step
+  float main[2][4], cross[2][2][4];
+};
+
+// The left operand from a 16×16 result (value[n8 tile][4], accumulator layout).
+__device__ __forceinline__ void tf32_left_from_acc(Tf32Left& a, const float (&value)[2][4]) {
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    const float v[4] = {value[s][0], value[s][2], value[s][1], value[s][3]};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) split_tf32(v[e], a.big[s][e], a.small[s][e]);
+  }
+}
+
+// The left operand L[m][k] = base[k * ld + m] (the transpose of a row-major fp32 block).
+__device__ __forceinline__ void tf32_left_transposed(Tf32Left& a, const float* base, int ld) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const float* a = A + (m0 + g) * lda + k0 + t;
-  const float* b = B + (k0 + t) * ldb + n0 + g;
-  const float av[4] = {a[0], a[8 * lda], a[4], a[8 * lda + 4]}, bv[2] = {b[0], b[4 * ldb]};
-  uint32_t ab[4], as[4], bb[2], bs[2];
 #pragma unroll
-  for (int e = 0; e < 4; ++e) split_tf32(av[e], ab[e], as[e]);
+  for (int s = 0; s < 2; ++s) {
+    const float* r0 = base + (8 * s + 2 * t) * ld + g;  // k = 8s + 2t; the next row is k + 1
+    const float v[4] = {r0[0], r0[8], r0[ld], r0[ld + 8]};
 #pragma unroll
-  for (int e = 0; e < 2; ++e) split_tf32(bv[e], bb[e], bs[e]);
-  mma_tf32_1688(cross, as, bb[0], bb[1]);
-  mma_tf32_1688(cross, ab, bs[0], bs[1]);
-  mma_tf32_1688(acc, ab, bb[0], bb[1]);
+    for (int e = 0; e < 4; ++e) split_tf32(v[e], a.big[s][e], a.small[s][e]);
+  }
+}
+
+// acc = L · R with R[k][n] = base[n * ld + k] (the transpose of a row-major fp32 block).
+__device__ __forceinline__ void tf32_mul_transposed(Tf32Acc& acc, const Tf32Left& a, const float* base, int ld) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      acc.main[j][e] = 0.f;
+      acc.cross[0][j][e] = acc.cross[1][j][e] = 0.f;
+    }
+#pragma unroll
+  for (int s = 0; s < 2; ++s)
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const float* p = base + (8 * j + g) * ld + 8 * s + 2 * t;
+      uint32_t bb[2], bs[2];
+      split_tf32(p[0], bb[0], bs[0]);
+      split_tf32(p[1], bb[1], bs[1]);
+      mma_tf32_1688(acc.cross[s][j], a.small[s], bb[0], bb[1]);
+      mma_tf32_1688(acc.cross[s][j], a.big[s], bs[0], bs[1]);
+      mma_tf32_1688(acc.main[j], a.big[s], bb[0], bb[1]);
+    }
+}
+
+// out (+)= alpha · acc (summed).
+template <bool ADD>
+__device__ __forceinline__ void tf32_fold(float (&out)[2][4], const Tf32Acc& acc, float alpha) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float v = alpha * (acc.main[j][e] + (acc.cross[0][j][e] + acc.cross[1][j][e]));
+      out[j][e] = ADD ? out[j][e] + v : v;
+    }
 }
 
 // A fragment of the 16×16 block at (m0, k0).

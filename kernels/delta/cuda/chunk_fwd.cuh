@@ -63,8 +63,8 @@ struct PrepLayout {
 // cycles, against 3.2-4.2k row by row with M_I through shared memory (a warp per 8 columns), whose
 // diagonal-plus-rows total matched the fp32 micro-tiles on CUDA cores it replaced: wy_prep 1.044-1.053x
 // for DeltaNet and GDN, KDA and GDN2 within ±0.6% (H200, 2026-11-30, shapes 0 and 4;
-// docs/measurements/2026-11-30-s12/ab_compare_inverse_in_registers.txt). The 6 products still take
-// ~500 cycles each.
+// docs/measurements/2026-11-30-s12/ab_compare_inverse_in_registers.txt); 2.0-2.5k since the tf32
+// split is two masks (split_tf32).
 // clock_sums: wy_prep's phase clock (marks 2 and 3: the diagonal blocks, the block rows).
 template <int NT = kThreads>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, unsigned long long* clock_sums) {

@@ -60,10 +60,15 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const uint32_t (&a
 
 // fp32 products on tensor cores to about fp32 accuracy ("3xTF32"): x = big + small with both
 // parts tf32 (10-bit mantissa), x·y ≈ big·big' + big·small' + small·big' (the dropped small·small'
-// is below fp32's rounding). The blocked inverse of wy_prep takes its 16×16 products this way.
+// is about 2^-20 of x·y). The blocked inverse of wy_prep takes its 16×16 products this way. Both
+// parts are truncated by a mask: cvt.rna.tf32.f32 is a dozen instructions on sm_90 (NaN checks,
+// rounding, selects), and it made up most of the inverse's block rows: with the masks those took
+// 2.0-2.5k cycles instead of 2.8-3.3k, wy_prep 1.016 (KDA) to 1.051x (DeltaNet) (H200, 2026-11-30,
+// shape 0; docs/measurements/2026-11-30-s12/ab_compare_tf32_mask.txt).
 __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(x));
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(x - __uint_as_float(big)));
+  constexpr uint32_t kMask = 0xffffe000u;  // sign, exponent and the 10 high mantissa bits
+  big = __float_as_uint(x) & kMask;
+  small = __float_as_uint(x - __uint_as_float(big)) & kMask;
 }
 
 __device__ __forceinline__ void mma_tf32_1688(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {

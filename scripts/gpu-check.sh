@@ -11,6 +11,8 @@
 #                 machine (git-ignored under /build*/). Its bench_delta builds into AB_SRC/../build
 #                 alongside this build; with PHASES=1 it is timed too ($OUT/phases_base.txt) and
 #                 bench/compare_phases.py prints old / new per kernel.
+#   PHASES_WAIT_FOR=FILE  time the kernels only once FILE exists (scripts/device-fresh.sh: FLA's
+#                 Triton compilation runs kernels on the GPU, and timings beside it are not ours)
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REWY_ROOT"
@@ -108,6 +110,10 @@ fi
 # run), shape 0 into phases.txt, shape N into phases_sN.txt (the base's: phases_base*.txt).
 # PHASE_POLICIES (default recompute): e.g. recompute,save to time the Save policy's passes too.
 if [ "${PHASES:-0}" = 1 ]; then
+  if [ -n "${PHASES_WAIT_FOR:-}" ]; then
+    echo "gpu-check: waiting for $PHASES_WAIT_FOR before timing" >&2
+    while [ ! -e "$PHASES_WAIT_FOR" ]; do sleep 2; done
+  fi
   t0=$SECONDS
   out_dir=${OUT:-out}
   mkdir -p "$out_dir"

@@ -4,6 +4,8 @@
   scripts/sass.py sizes [BUILD]            instructions (16 bytes each) of every kernel at K = V = 128
   scripts/sass.py phases OBJECT KERNEL     one kernel's instruction mix per phase [--top 14]
   scripts/sass.py same OLD.o NEW.o         per kernel: identical SASS, registers renamed only, or not
+      [--rename PATTERN=REPL ...]          new names rewritten first (re.sub), for a kernel that
+                                           gained a template argument, e.g. 'ELb0EEEv=EEEv'
 
 `same` is how a refactor shows that it leaves device code alone without a GPU. Compile both trees'
 variant files with the build's nvcc command (`ninja -t commands`) from directories whose paths
@@ -101,8 +103,11 @@ def phases(obj, kernel, top):
 REGISTER = re.compile(r"\b(U?R|U?P)[0-9]+\b")
 
 
-def same(old_obj, new_obj):
+def same(old_obj, new_obj, renames=()):
     old, new = kernels(old_obj), kernels(new_obj)
+    for rule in renames:
+        pattern, _, repl = rule.partition("=")
+        new = {re.sub(pattern, repl, name): ops for name, ops in new.items()}
     counts = collections.Counter()
     for name in sorted(set(old) | set(new)):
         if name not in old or name not in new:
@@ -132,11 +137,12 @@ def main():
     c = sub.add_parser("same")
     c.add_argument("old")
     c.add_argument("new")
+    c.add_argument("--rename", action="append", default=[], metavar="PATTERN=REPL")
     a = ap.parse_args()
     if a.cmd == "sizes":
         sizes(a.build)
     elif a.cmd == "same":
-        sys.exit(0 if same(a.old, a.new) else 1)
+        sys.exit(0 if same(a.old, a.new, a.rename) else 1)
     else:
         phases(a.object, a.kernel, a.top)
 

@@ -66,12 +66,19 @@ struct PrepLayout {
 // docs/measurements/2026-11-30-s12/ab_compare_inverse_in_registers.txt); 2.0-2.5k since the tf32
 // split is two masks (split_tf32).
 // clock_sums: wy_prep's phase clock (marks 2 and 3: the diagonal blocks, the block rows).
-template <int NT = kThreads>
+// SOLVERS: the threads 0 .. SOLVERS − 1 that solve (the block's NT, or the first warps alone, which
+// then meet at named barrier 1 and leave without a block barrier: the caller's next one covers Ts).
+template <int NT = kThreads, int SOLVERS = NT>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, unsigned long long* clock_sums) {
   constexpr int LD = kChunk + 1, B = kBlock, NB = kChunk / B;
-  static_assert(B == 16 && NB == 4 && kChunk <= NT, "4 row blocks of 16, 2+ warps");
+  static_assert(B == 16 && NB == 4 && kChunk <= SOLVERS && SOLVERS % 32 == 0 && SOLVERS / 32 >= NB - 1 && SOLVERS <= NT,
+                "4 row blocks of 16; the diagonal's 64 threads and 3 warps for the blocks below");
+  auto solvers_sync = [] {
+    if constexpr (SOLVERS == NT) __syncthreads();
+    else asm volatile("bar.sync 1, %0;\n" ::"n"(SOLVERS) : "memory");
+  };
   // Blocks above the diagonal are zero (the diagonal blocks and those below are written next).
-  for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += NT) {
+  for (int idx = threadIdx.x; idx < kChunk * kChunk; idx += SOLVERS) {
     const int r = idx / kChunk, c = idx % kChunk;
     if (r / B < c / B) Ts[r * LD + c] = 0.f;
   }
@@ -89,7 +96,7 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
 #pragma unroll
     for (int i = 0; i < B; ++i) Ts[(base + i) * LD + col] = t[i];
   }
-  __syncthreads();
+  solvers_sync();
   phase_mark(clock_sums, 2);
   const int J = threadIdx.x >> 5;  // warp J: block column J
   if (J < NB - 1) {
@@ -129,8 +136,10 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
         }
     }
   }
-  __syncthreads();
-  phase_mark(clock_sums, 3);
+  if constexpr (SOLVERS == NT) {
+    __syncthreads();
+    phase_mark(clock_sums, 3);
+  }
 }
 
 // W = 𝒯 Y_W and U = 𝒯 Y_U, rows r < len, into global memory [r * stride + col] (warps: 4 row
@@ -201,11 +210,15 @@ __device__ __forceinline__ void store_gate_rows(const DeltaParams& p, const floa
   }
 }
 
-// e^γ of chunk c, head h (1 for ungated variants).
+// e^γ of chunk c, head h (1 for ungated variants), by threads tid = 0 .. count − 1.
+template <int VAR, int K>
+__device__ __forceinline__ void store_gexp_of(const DeltaParams& p, const float* Gs, int c, int h, int tid, int count) {
+  for (int d = tid; d < K; d += count)
+    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
+}
 template <int VAR, int K, int NT>
 __device__ __forceinline__ void store_gexp(const DeltaParams& p, const float* Gs, int c, int h) {
-  for (int d = threadIdx.x; d < K; d += NT)
-    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
+  store_gexp_of<VAR, K>(p, Gs, c, h, threadIdx.x, NT);
 }
 
 // Where a chunk-parallel CTA works: chunk c = blockIdx.x, head h = blockIdx.y, the chunk's first
@@ -246,7 +259,10 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
 inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv blocks", "operands", "W,U"};
 
 // NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
-template <int VAR, int K, int V, int NT>
+// OVERLAP (experimental, Config::prep_overlap; not yet measured): where W and U are formed here,
+// warps 0-2 solve for 𝒯 (named barrier 1) while the others build the operands, which do not
+// depend on it; then "inv blocks" spans both, and "operands" holds 𝒯's conversion alone.
+template <int VAR, int K, int V, int NT, bool OVERLAP = false>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = PrepLayout<VAR, K, V>;
@@ -315,8 +331,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
-  solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
-  for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+  auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
     float t[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
@@ -327,10 +342,43 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
       for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
       store8(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
     }
-  });
+  };
   // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
   // and k and scales by the rows' gates in fp32 (Q̂ H's rows by e^G, E's rows by e^{γ − G}).
   const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
+  // Operands of the sequential kernels for row i, channels d0..: Q̂, K̄ and Y_W (into KR).
+  auto operand_octet = [&](int i, int d0) {
+    float q[8], k[8], co[8];
+    load8(q, qs + i * KP + d0);
+    load8(k, ks + i * KP + d0);
+    load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
+    const bool store = i < at.len && !row_gates;
+    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, store, store, KR + i * KP + d0);
+  };
+  if constexpr (OVERLAP) {
+    if (!fused) {
+      constexpr int kSolvers = 96;  // the diagonal's 64 threads, 3 warps for the blocks below
+      if (int(threadIdx.x) < kSolvers) {
+        solve_unit_lower<NT, kSolvers>(Ts, As, p.phase_cycles);  // mark 2
+      } else {
+        const int tid = threadIdx.x - kSolvers, count = NT - kSolvers;
+        for_each_row_octet_of<kChunk, K>(tid, count, operand_octet);
+        store_gexp_of<VAR, K>(p, Gs, at.c, at.h, tid, count);
+        for_each_row_octet_of<kChunk, V>(tid, count, [&](int i, int e0) { omega_scale_octet<VAR, V>(YU, ws, betas, i, e0); });
+      }
+      __syncthreads();  // 𝒯 (fp32), the operands and Y_U
+      phase_mark(p.phase_cycles, 3);
+      for_each_row_octet<kChunk, kChunk, NT>(convert_T);
+      if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+      tiles_landed();
+      phase_mark(p.phase_cycles, 4);
+      tinv_apply_store_wu<K, V, NT, true>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
+      phase_mark(p.phase_cycles, 5);
+      return;
+    }
+  }
+  solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
+  for_each_row_octet<kChunk, kChunk, NT>(convert_T);
   if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
   if (fused) {  // W and U are the state pass's: e^γ is left for it
     store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
@@ -340,14 +388,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   }
 
   // Operands of the sequential kernels (Y_W into KR), Y_U = Ω ⊙ V in place over v.
-  for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-    float q[8], k[8], co[8];
-    load8(q, qs + i * KP + d0);
-    load8(k, ks + i * KP + d0);
-    load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-    const bool store = i < at.len && !row_gates;
-    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, store, store, KR + i * KP + d0);
-  });
+  for_each_row_octet<kChunk, K, NT>(operand_octet);
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   tiles_landed();

@@ -422,6 +422,16 @@ __device__ __forceinline__ void for_each_row_octet(F&& f) {
   }
 }
 
+// for_each_row_octet over the threads tid = 0 .. count − 1 of a part of the block (the caller's
+// numbering).
+template <int ROWS, int K, class F>
+__device__ __forceinline__ void for_each_row_octet_of(int tid, int count, F&& f) {
+  constexpr int kGroups = K / 8, kTotal = ROWS * kGroups;
+  static_assert(K % 8 == 0, "row octets");
+#pragma unroll 1
+  for (int idx = tid; idx < kTotal; idx += count) f(idx / kGroups, (idx % kGroups) * 8);
+}
+
 // dst[r * row_stride + c] = src[r][c] (leading dim lds) for rows r < valid, c < COLS, in 16-byte
 // pieces by a block of NT threads (rows as for_each_row_octet spreads them): a staged bf16 tile
 // out to global memory, the reverse of load_tile.
@@ -444,18 +454,23 @@ __device__ __forceinline__ void load_row_coef8(float (&co)[8], const float* beta
   }
 }
 
-// Y_U = Ω ⊙ V in place over a v tile [C][V + 8] (Ω: GDN2's w tile ws, else β per row).
+// Y_U = Ω ⊙ V in place over a v tile [C][V + 8] (Ω: GDN2's w tile ws, else β per row): row i,
+// channels e0..e0+7.
+template <int VAR, int V>
+__device__ __forceinline__ void omega_scale_octet(bf16_t* YU, const bf16_t* ws, const float* betas, int i, int e0) {
+  constexpr int VP = V + 8;
+  float om[8], x[8];
+  load_row_coef8<VAR, VP>(om, betas, ws, i, e0);
+  load8(x, YU + i * VP + e0);
+#pragma unroll
+  for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
+  store8(YU + i * VP + e0, x);
+}
+
+// The whole tile, by the block of NT threads.
 template <int VAR, int V, int NT = kThreads>
 __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, const float* betas) {
-  constexpr int VP = V + 8;
-  for_each_row_octet<kChunk, V, NT>([&](int i, int e0) {
-    float om[8], x[8];
-    load_row_coef8<VAR, VP>(om, betas, ws, i, e0);
-    load8(x, YU + i * VP + e0);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
-    store8(YU + i * VP + e0, x);
-  });
+  for_each_row_octet<kChunk, V, NT>([&](int i, int e0) { omega_scale_octet<VAR, V>(YU, ws, betas, i, e0); });
 }
 
 // Row operands of the centred products for row i, channels d0..d0+7, scaled by e^{G_i − G_ref(J)}

@@ -192,6 +192,7 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   if (cfg.prep_warps) li.prep_warps = cfg.prep_warps;
   else if (cfg.variant == Variant::KDA) li.prep_warps = 16;
   if (cfg.replay_warps) li.replay_warps = cfg.replay_warps;
+  li.prep_overlap = cfg.prep_overlap;
   return li;
 }
 

@@ -180,15 +180,18 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
                      [&](const DeltaParams& q) { kKernel<<<dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s>>>(q); });
 }
 
-template <int VAR, int K, int V, int NT>
+template <int VAR, int K, int V, int NT, bool OVERLAP>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname("wy_prep", VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
+  static const std::string name = kname(OVERLAP ? "wy_prep_overlap" : "wy_prep", VAR, K, V, NT / 32);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
 }
 
 template <int VAR, int K, int V>
-void launch_prep(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::prep_warps
-  dispatch_threads(warps, [&](auto nt) { launch_prep_threads<VAR, K, V, decltype(nt)::value>(p, s); });
+void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) {  // LaunchInfo::prep_warps, prep_overlap
+  dispatch_threads(warps, [&](auto nt) {
+    if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
+    else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
+  });
 }
 
 template <int VAR, int K, int V, int NT>
@@ -305,7 +308,7 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V>(p, li.stream, li.prep_warps);
+    launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, li.prep_overlap);
     if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream, li.maps);
     else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream, li.maps);
   });

@@ -5,7 +5,8 @@
   scripts/sass.py phases OBJECT KERNEL     one kernel's instruction mix per phase [--top 14]
   scripts/sass.py same OLD.o NEW.o         per kernel: identical SASS, registers renamed only, or not
       [--rename PATTERN=REPL ...]          new names rewritten first (re.sub), for a kernel that
-                                           gained a template argument, e.g. 'ELb0EEEv=EEEv'
+                                           gained a template argument, e.g.
+                                           '(wy_prep_kernelI.*)ELb0EEEv=\\1EEEv'
 
 `same` is how a refactor shows that it leaves device code alone without a GPU. Compile both trees'
 variant files with the build's nvcc command (`ninja -t commands`) from directories whose paths

@@ -355,42 +355,35 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     const bool store = i < at.len && !row_gates;
     chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, store, store, KR + i * KP + d0);
   };
-  if constexpr (OVERLAP) {
-    if (!fused) {
-      constexpr int kSolvers = 96;  // the diagonal's 64 threads, 3 warps for the blocks below
-      if (int(threadIdx.x) < kSolvers) {
-        solve_unit_lower<NT, kSolvers>(Ts, As, p.phase_cycles);  // mark 2
-      } else {
-        const int tid = threadIdx.x - kSolvers, count = NT - kSolvers;
-        for_each_row_octet_of<kChunk, K>(tid, count, operand_octet);
-        store_gexp_of<VAR, K>(p, Gs, at.c, at.h, tid, count);
-        for_each_row_octet_of<kChunk, V>(tid, count, [&](int i, int e0) { omega_scale_octet<VAR, V>(YU, ws, betas, i, e0); });
-      }
-      __syncthreads();  // 𝒯 (fp32), the operands and Y_U
-      phase_mark(p.phase_cycles, 3);
-      for_each_row_octet<kChunk, kChunk, NT>(convert_T);
-      if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
-      tiles_landed();
+  if (OVERLAP && !fused) {  // (OVERLAP is a template flag: without it this branch folds away)
+    constexpr int kSolvers = 96;  // the diagonal's 64 threads, 3 warps for the blocks below
+    if (int(threadIdx.x) < kSolvers) {
+      solve_unit_lower<NT, kSolvers>(Ts, As, p.phase_cycles);  // mark 2
+    } else {
+      const int tid = threadIdx.x - kSolvers, count = NT - kSolvers;
+      for_each_row_octet_of<kChunk, K>(tid, count, operand_octet);
+      store_gexp_of<VAR, K>(p, Gs, at.c, at.h, tid, count);
+      for_each_row_octet_of<kChunk, V>(tid, count, [&](int i, int e0) { omega_scale_octet<VAR, V>(YU, ws, betas, i, e0); });
+    }
+    __syncthreads();  // 𝒯 (fp32), the operands and Y_U
+    phase_mark(p.phase_cycles, 3);
+    for_each_row_octet<kChunk, kChunk, NT>(convert_T);
+    if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+  } else {
+    solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
+    for_each_row_octet<kChunk, kChunk, NT>(convert_T);
+    if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+    if (fused) {  // W and U are the state pass's: e^γ is left for it
+      store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
       phase_mark(p.phase_cycles, 4);
-      tinv_apply_store_wu<K, V, NT, true>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
       phase_mark(p.phase_cycles, 5);
       return;
     }
-  }
-  solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
-  for_each_row_octet<kChunk, kChunk, NT>(convert_T);
-  if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
-  if (fused) {  // W and U are the state pass's: e^γ is left for it
+    // Operands of the sequential kernels (Y_W into KR), Y_U = Ω ⊙ V in place over v.
+    for_each_row_octet<kChunk, K, NT>(operand_octet);
     store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
-    phase_mark(p.phase_cycles, 4);
-    phase_mark(p.phase_cycles, 5);
-    return;
+    omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   }
-
-  // Operands of the sequential kernels (Y_W into KR), Y_U = Ω ⊙ V in place over v.
-  for_each_row_octet<kChunk, K, NT>(operand_octet);
-  store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
-  omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   tiles_landed();
   phase_mark(p.phase_cycles, 4);
 

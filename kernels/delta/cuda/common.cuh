@@ -401,6 +401,16 @@ __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
   *reinterpret_cast<uint4*>(dst) = u;
 }
 
+// for_each_row_octet over the threads tid = 0 .. count − 1 of a part of the block (the caller's
+// numbering).
+template <int ROWS, int K, class F>
+__device__ __forceinline__ void for_each_row_octet_of(int tid, int count, F&& f) {
+  constexpr int kGroups = K / 8, kTotal = ROWS * kGroups;
+  static_assert(K % 8 == 0, "row octets");
+#pragma unroll 1
+  for (int idx = tid; idx < kTotal; idx += count) f(idx / kGroups, (idx % kGroups) * 8);
+}
+
 // Calls f(row, d0) once for each row < ROWS and each group of 8 channels d0 of K, spread over
 // the block of NT threads. Elementwise operand builds go through this: 8 channels per call are 8
 // independent loads, exponentials and one 16-byte store in flight per thread, where one channel per
@@ -417,19 +427,8 @@ __device__ __forceinline__ void for_each_row_octet(F&& f) {
       f(idx / kGroups, (idx % kGroups) * 8);
     }
   } else {  // (16 warps over the 160 packed rows of K = 64)
-#pragma unroll 1
-    for (int idx = threadIdx.x; idx < kTotal; idx += NT) f(idx / kGroups, (idx % kGroups) * 8);
+    for_each_row_octet_of<ROWS, K>(threadIdx.x, NT, f);
   }
-}
-
-// for_each_row_octet over the threads tid = 0 .. count − 1 of a part of the block (the caller's
-// numbering).
-template <int ROWS, int K, class F>
-__device__ __forceinline__ void for_each_row_octet_of(int tid, int count, F&& f) {
-  constexpr int kGroups = K / 8, kTotal = ROWS * kGroups;
-  static_assert(K % 8 == 0, "row octets");
-#pragma unroll 1
-  for (int idx = tid; idx < kTotal; idx += count) f(idx / kGroups, (idx % kGroups) * 8);
 }
 
 // dst[r * row_stride + c] = src[r][c] (leading dim lds) for rows r < valid, c < COLS, in 16-byte

@@ -87,7 +87,7 @@ void check_variant(Variant variant) {
         cfg.grad_warps = std::array{16, 8}[(i + k / 2) % 2];
         cfg.prep_warps = std::array{8, 16}[(i + k) % 2];
         cfg.replay_warps = std::array{8, 16}[(i + k / 2) % 2];
-        cfg.prep_overlap = (i + k / 4) % 2 == 1;  // wy_prep's operands beside the inverse (experimental)
+        cfg.prep_overlap = (i + k / 4) % 2 == 1;  // wy_prep's operands beside the inverse, or after it
         const Outputs out = run_named(cfg, dev);
         std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={:<3d} W={:<2d} P={:<2d}{} R={:<2d}",
                                        name(variant), cs_i.T, cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ",

@@ -259,9 +259,10 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
 inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv blocks", "operands", "W,U"};
 
 // NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
-// OVERLAP (experimental, Config::prep_overlap; not yet measured): where W and U are formed here,
-// warps 0-2 solve for 𝒯 (named barrier 1) while the others build the operands, which do not
-// depend on it; then "inv blocks" spans both, and "operands" holds 𝒯's conversion alone.
+// OVERLAP (Config::prep_overlap, the default where W and U are formed here): warps 0-2 solve for 𝒯
+// (named barrier 1) while the others build the operands, which do not depend on it; then "inv
+// blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
+// cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
 template <int VAR, int K, int V, int NT, bool OVERLAP = false>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");

@@ -188,6 +188,9 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V>
 void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) {  // LaunchInfo::prep_warps, prep_overlap
+  // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
+  // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
+  overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);

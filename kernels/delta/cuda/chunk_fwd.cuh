@@ -307,10 +307,9 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     // 3.7e-3 at T = 64, FLA 3.4e-3); A's row operand (b ⊙ k, same exponential as q's) from As on,
     // which are written only after A is formed.
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
-    build_packed_col_operand<K, false, NT>(packed, nullptr, ks, Gs);
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-      build_scaled_rows8<VAR, K, true, true>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0,
-                                                             KR2 + i * KP + d0, KA + i * KP + d0);
+      build_scaled_rows8<VAR, K, true, true, true>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0, KR2 + i * KP + d0,
+                                                   KA + i * KP + d0, packed);
     });
     __syncthreads();
     gated_cc_product<VAR, K, false, NT, true>(accP, KR, packed);

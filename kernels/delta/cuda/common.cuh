@@ -476,18 +476,22 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
 // (J: the row's own block for P and A, the output's column block for D^c): q ⊙ e into q_out (Q_LO:
 // its second bf16 term into q_lo), and (BK) b ⊙ k ⊙ e into bk_out; destinations point at the
 // row's channel d0. The q term goes first, so one scale tile is live at a time.
-template <int VAR, int K, bool Q_LO, bool BK>
+// PACKED (wy_prep, J = block(i)): also row i of the packed KC_I of every block I >= J into KC, as
+// build_packed_col_operand makes them, bit for bit, from the k_i and G_i already read (one pass:
+// 16 KB of shared-memory traffic a channel octet instead of 26 KB for the two builders).
+template <int VAR, int K, bool Q_LO, bool BK, bool PACKED = false>
 __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs,
                                                    const bf16_t* ks, const float* betas, const bf16_t* bs,
-                                                   bf16_t* q_out, bf16_t* q_lo, bf16_t* bk_out) {
+                                                   bf16_t* q_out, bf16_t* q_lo, bf16_t* bk_out, bf16_t* KC = nullptr) {
+  static_assert(BK || !PACKED, "the packed rows take k from the b ⊙ k term");
   constexpr int KP = K + 8, GL = kGateLd<K>;
-  float ex[8], x[8];
+  float g[8], ex[8], x[8];
   {
     float gr[8];
-    load8(ex, Gs + i * GL + d0);
+    load8(g, Gs + i * GL + d0);
     load8(gr, Gs + block_ref_row(J) * GL + d0);
 #pragma unroll
-    for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(ex[e] - gr[e]);
+    for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
   }
   load8(x, qs + i * KP + d0);
 #pragma unroll
@@ -495,12 +499,23 @@ __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const f
   store8(q_out, x);
   if constexpr (Q_LO) store8<true>(q_lo, x);
   if constexpr (BK) {
-    float co[8];
+    float co[8], k[8];
     load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-    load8(x, ks + i * KP + d0);
+    load8(k, ks + i * KP + d0);
 #pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] = co[e] * x[e] * ex[e];
+    for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
     store8(bk_out, x);
+    if constexpr (PACKED) {
+#pragma unroll
+      for (int I = 0; I < kChunk / kBlock; ++I) {
+        if (I < J) continue;  // (uniform across a warp: its octets lie in rows of one block)
+        float gr[8];
+        load8(gr, Gs + block_ref_row(I) * GL + d0);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
+        store8(KC + (packed_row_offset(I) + i) * KP + d0, x);
+      }
+    }
   }
 }
 

@@ -147,23 +147,26 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
 // shared memory (YW [C][K + 8], YU [C][V + 8], dead once every warp has read it) and out in
 // 16-byte row pieces: the mma fragment layout's 4-byte stores to global memory were 71% of
 // DeltaNet's replay (its "W,U" phase, 828517b). One accumulator is live at a time. PREFETCH: as
-// warp_mma's (wy_prep's, not the replay's).
+// warp_mma's (wy_prep's, not the replay's). 𝒯 is lower triangular: with PREFETCH, row block I's
+// products stop at its own block (k < 16 (I + 1)), the zero blocks beyond are not read (KDA's
+// wy_prep 1.02x); the replay's unpipelined loop lost 1-7% with that runtime bound (H200, 2026-12-01).
 template <int K, int V, int NT, bool PREFETCH = false>
 __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW, bf16_t* YU, bf16_t* W, int64_t strideK,
                                                     bf16_t* U, int64_t strideV, int len) {
   constexpr int KP = K + 8, VP = V + 8, NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
   const int m0 = warp_m0(), nK = warp_n0<K, NT>(), nV = warp_n0<V, NT>();
+  const int k_end = PREFETCH ? m0 + kBlock : kChunk;
   {
     float acc[1][NK][4];
     frag_zero(acc);
-    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
+    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YW, KP, m0, nK, 0, k_end);
     __syncthreads();  // Y_W is read
     frag_store_bf16(acc, YW, KP, m0, nK);
   }
   {
     float acc[1][NV][4];
     frag_zero(acc);
-    warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YU, VP, m0, nV, 0, kChunk);
+    warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YU, VP, m0, nV, 0, k_end);
     __syncthreads();  // W is staged, Y_U is read
     frag_store_bf16(acc, YU, VP, m0, nV);
   }

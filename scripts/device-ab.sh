@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # One device call for a kernel change: this tree's GPU tests and sanitizers, every kernel timed
-# against a base tree in the same call, then (TABLE=1) the FLA table. Leaves at most 8 files in
-# $OUT (the device returns no more): gpucheck.log, ab_compare.txt, phases.txt, and with the table
-# ours.csv, fla_anchor.csv, side_by_side.txt.
+# against a base tree in the same call, whole ops of both trees (OPS_AB=1), then (TABLE=1) the
+# FLA table. Leaves at most 8 files in $OUT (the device returns no more): gpucheck.log,
+# ab_compare.txt, phases.txt, ops_base.csv, ops_new.csv, and with the table ours.csv,
+# fla_anchor.csv, side_by_side.txt.
 #
 #   here:    rm -rf build-ab && mkdir -p build-ab/src && git archive BASE | tar -x -C build-ab/src
 #   device:  bash scripts/device-ab.sh     (carry ["build-ab", ".fla", ".triton-pack"])
 #
-# Environment: AB_SRC (default build-ab/src; none: no A/B), PHASE_SHAPES (default 0,5), TABLE
+# Environment: AB_SRC (default build-ab/src; none: no A/B), PHASE_SHAPES (default 0,5), OPS_AB
+# (default 1: both trees' bench_delta --csv at OPS_SHAPES, default 0,3,5, Recompute, both
+# backwards, and bench/compare_ours.py base / new: whole ops to about 1%, 40-60 s), TABLE
 # (default 1), OPS (the table's ops, default all four), LIMIT_S (the call's limit, default 600:
 # the table gets what is left of it less 25 s, and is skipped below 120 s).
 set -uo pipefail
@@ -27,6 +30,24 @@ cat "$out/ab_compare.txt"
 tail -12 "$out/gpucheck.log"
 echo "device-ab: gpu-check exit $rc after $((SECONDS - t0)) s"
 rm -f "$out"/phases_base*.txt "$out"/phases_s*.txt  # in ab_compare.txt; phases.txt (shape 0) stays
+
+# Whole ops of both trees, one after the other (the base second: the build timed first reads 1-4%
+# slow on unchanged kernels, so a change that reads faster here is not that bias).
+if [ $rc -eq 0 ] && [ -n "$ab" ] && [ "${OPS_AB:-1}" = 1 ]; then
+  ops_run() {  # BINARY CSV
+    timeout 150 "$1" --ops deltanet,gdn,kda,gdn2 --shapes "${OPS_SHAPES:-0,3,5}" --policies recompute \
+      --gates bench --samples 10 --backward rewy,baseline --csv "$2" >/dev/null 2>&1
+  }
+  if ops_run build-gpu/bench/bench_delta "$out/ops_new.csv" &&
+    ops_run "$(realpath -m "$ab/../build")/bench/bench_delta" "$out/ops_base.csv"; then
+    echo "device-ab: whole ops, base / new:"
+    python3 bench/compare_ours.py "$out/ops_base.csv" "$out/ops_new.csv"
+    python3 bench/compare_ours.py --algo baseline "$out/ops_base.csv" "$out/ops_new.csv" | tail -n +2 | grep bwd
+  else
+    echo "device-ab: the whole-op runs failed (see ops_*.csv)"
+  fi
+  echo "device-ab: whole ops done after $((SECONDS - t0)) s"
+fi
 
 left=$((${LIMIT_S:-600} - 25 - (SECONDS - t0)))
 if [ $rc -eq 0 ] && [ "${TABLE:-1}" = 1 ]; then

@@ -472,6 +472,25 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
   for_each_row_octet<kChunk, V, NT>([&](int i, int e0) { omega_scale_octet<VAR, V>(YU, ws, betas, i, e0); });
 }
 
+// Row j's rows of the packed column operands KC_I for the blocks I >= I0 (KC_I[j][d] = k_jd
+// e^{G_ref(I) d − G_jd}; the layout: build_packed_col_operand), channels d0..d0+7, from row j's k
+// and G already in registers (x: scratch); LO: the second bf16 terms into KC_lo.
+template <int K, bool LO>
+__device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const float (&g)[8], const float (&k)[8],
+                                                 float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo) {
+  constexpr int KP = K + 8, GL = kGateLd<K>;
+#pragma unroll
+  for (int I = 0; I < kChunk / kBlock; ++I) {
+    if (I < I0) continue;  // (uniform across a warp: its octets lie in rows of one block)
+    float gr[8];
+    load8(gr, Gs + block_ref_row(I) * GL + d0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
+    store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
+    if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
+  }
+}
+
 // Row operands of the centred products for row i, channels d0..d0+7, scaled by e^{G_i − G_ref(J)}
 // (J: the row's own block for P and A, the output's column block for D^c): q ⊙ e into q_out (Q_LO:
 // its second bf16 term into q_lo), and (BK) b ⊙ k ⊙ e into bk_out; destinations point at the
@@ -505,17 +524,7 @@ __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const f
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
     store8(bk_out, x);
-    if constexpr (PACKED) {
-#pragma unroll
-      for (int I = 0; I < kChunk / kBlock; ++I) {
-        if (I < J) continue;  // (uniform across a warp: its octets lie in rows of one block)
-        float gr[8];
-        load8(gr, Gs + block_ref_row(I) * GL + d0);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
-        store8(KC + (packed_row_offset(I) + i) * KP + d0, x);
-      }
-    }
+    if constexpr (PACKED) packed_col_rows8<K, false>(i, J, d0, g, k, x, Gs, KC, nullptr);
   }
 }
 
@@ -544,6 +553,46 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_
     store8(KC + pr * KP + d0, x);
     if constexpr (LO) store8<true>(KC_lo + pr * KP + d0, x);
   });
+}
+
+// One-pass packed builds (grad_chunk's ONEPASS, experimental): a row octet of the chunk writes
+// every packed row it gives, reading its k, q, G once. A row of block J gives 4 − J column rows
+// and J + 1 row-form rows; slot r < C / 2 takes row r and slot r >= C / 2 row 3C/2 − 1 − r, so
+// that a thread taking slots r and r + C / 2 meets blocks {0, 3} or {1, 2} (as even as it gets).
+__device__ __forceinline__ int mirrored_row(int r) { return r < kChunk / 2 ? r : kChunk + kChunk / 2 - 1 - r; }
+
+// Row i's rows of the row-form operands RC_J for the blocks J <= block(i) (layout:
+// packed_rc_offset), channels d0..d0+7: q ⊙ e into RCq and (b ⊙ k) ⊙ e into RCbk, e = e^{G_i −
+// G_ref(J)}, bit for bit build_scaled_rows8<VAR, K, false, true>'s.
+template <int VAR, int K>
+__device__ __forceinline__ void packed_rc_rows8(int i, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
+                                                const float* betas, const bf16_t* bs, bf16_t* RCq, bf16_t* RCbk) {
+  constexpr int KP = K + 8, GL = kGateLd<K>;
+  float g[8], q[8], bk[8];
+  load8(g, Gs + i * GL + d0);
+  load8(q, qs + i * KP + d0);
+  {
+    float co[8];
+    load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
+    load8(bk, ks + i * KP + d0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) bk[e] = co[e] * bk[e];
+  }
+#pragma unroll
+  for (int J = 0; J < kChunk / kBlock; ++J) {
+    if (J > i / kBlock) break;
+    float gr[8], ex[8], x[8];
+    load8(gr, Gs + block_ref_row(J) * GL + d0);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
+    const int row = packed_rc_offset(J) + i - kBlock * J;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] = q[e] * ex[e];
+    store8(RCq + row * KP + d0, x);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x[e] = bk[e] * ex[e];
+    store8(RCbk + row * KP + d0, x);
+  }
 }
 
 // Warp tiles of the chunk-parallel kernels: a block of NT threads is 4 row blocks of 16 × NT / 128

@@ -45,6 +45,18 @@ inline int kernel_timing() {
   return level;
 }
 
+// REWY_EXPERIMENTS=name[,name]: experimental kernel variants, off by default and not yet
+// measured, to be timed against the default kernels in one build. Both apply to grad_chunk at
+// ReWY, 16 warps, K = V = 128 (elsewhere the default kernel runs): "onepass" (channel gates) and
+// "triangular" (scalar and no gates); see grad_chunk_kernel's EXP.
+inline bool experiment(const char* name) {
+  static const std::string list = [] {
+    const char* e = std::getenv("REWY_EXPERIMENTS");
+    return "," + std::string(e ? e : "") + ",";
+  }();
+  return list.find("," + std::string(name) + ",") != std::string::npos;
+}
+
 // Raises the kernel's dynamic shared-memory limit to what it needs (once per instantiation); with
 // REWY_KERNEL_TIMING, notes its CTAs per SM under its timing name.
 template <class Kernel>
@@ -276,15 +288,21 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
                                                                                                  V / BV, s);
 }
 
-template <int VAR, int K, int V, bool REWY, int NT>
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases, p,
-                                                                                                   s);
+  static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy") : "grad_chunk_baseline",
+                                        VAR, K, V, NT / 32);
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
+                                                                                                        p, s);
 }
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
+  if constexpr (REWY && K == 128 && V == 128) {
+    constexpr bool kVec = VT<VAR>::vec_gate;
+    static const bool on = experiment(kVec ? "onepass" : "triangular");
+    if (on && warps == 16) return launch_grad_threads<VAR, K, V, REWY, 512, kVec ? kExpOnePass : kExpTriangular>(p, s);
+  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

@@ -43,3 +43,13 @@ rewy_summary() {
   local s
   for s in "${REWY_STEPS[@]}"; do echo "    $s"; done
 }
+
+# rewy_ops_csv BENCH_DELTA CSV [VAR=VALUE...]: whole ops (all four, Recompute, bench gates, both
+# backwards, OPS_SHAPES or shapes 0, 3, 5) timed into CSV, with the given environment; for
+# bench/compare_ours.py between two builds or two settings of one (the device-*.sh scripts).
+rewy_ops_csv() {
+  local bin=$1 csv=$2
+  shift 2
+  env "$@" timeout 150 "$bin" --ops deltanet,gdn,kda,gdn2 --shapes "${OPS_SHAPES:-0,3,5}" --policies recompute \
+    --gates bench --samples 10 --backward rewy,baseline --csv "$csv" >/dev/null 2>&1
+}

@@ -15,6 +15,7 @@
 # the table gets what is left of it less 25 s, and is skipped below 120 s).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+source scripts/common.sh
 out=${OUT:-out}
 mkdir -p "$out"
 t0=$SECONDS
@@ -34,12 +35,8 @@ rm -f "$out"/phases_base*.txt "$out"/phases_s*.txt  # in ab_compare.txt; phases.
 # Whole ops of both trees, one after the other (the base second: the build timed first reads 1-4%
 # slow on unchanged kernels, so a change that reads faster here is not that bias).
 if [ $rc -eq 0 ] && [ -n "$ab" ] && [ "${OPS_AB:-1}" = 1 ]; then
-  ops_run() {  # BINARY CSV
-    timeout 150 "$1" --ops deltanet,gdn,kda,gdn2 --shapes "${OPS_SHAPES:-0,3,5}" --policies recompute \
-      --gates bench --samples 10 --backward rewy,baseline --csv "$2" >/dev/null 2>&1
-  }
-  if ops_run build-gpu/bench/bench_delta "$out/ops_new.csv" &&
-    ops_run "$(realpath -m "$ab/../build")/bench/bench_delta" "$out/ops_base.csv"; then
+  if rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_new.csv" &&
+    rewy_ops_csv "$(realpath -m "$ab/../build")/bench/bench_delta" "$out/ops_base.csv"; then
     echo "device-ab: whole ops, base / new:"
     python3 bench/compare_ours.py "$out/ops_base.csv" "$out/ops_new.csv"
     python3 bench/compare_ours.py --algo baseline "$out/ops_base.csv" "$out/ops_new.csv" | tail -n +2 | grep bwd

@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriLower ? cm0 + kBlock : 1 << 30);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriLower ? cm0 + kBlock : kAllColumns);
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -674,13 +674,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (REWY) {
     __syncthreads();
     // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ) (column tiles above the diagonal block are masked: skipped)
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K, kTri ? cm0 + kBlock : 1 << 30);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V, kTri ? cm0 + kBlock : 1 << 30);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K, kTri ? cm0 + kBlock : kAllColumns);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V, kTri ? cm0 + kBlock : kAllColumns);
   } else {
     // B1, K half: ∂𝒯 += ∂W Y_Wᵀ, masked; B3: Z = ∂𝒯 𝒯ᵀ; B4: ∂A = −stril(𝒯ᵀ Z).
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K, kTri ? cm0 + kBlock : 1 << 30);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K, kTri ? cm0 + kBlock : kAllColumns);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { x = r > cc ? x + dTf[r * LDF + cc] : 0.f; });
     frag_store_bf16(acc, dTb, kCP, cm0, cn0);
     __syncthreads();

@@ -555,7 +555,7 @@ __device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_
   });
 }
 
-// One-pass packed builds (grad_chunk's ONEPASS, experimental): a row octet of the chunk writes
+// One-pass packed builds (grad_chunk's kExpOnePass, experimental): a row octet of the chunk writes
 // every packed row it gives, reading its k, q, G once. A row of block J gives 4 − J column rows
 // and J + 1 row-form rows; slot r < C / 2 takes row r and slot r >= C / 2 row 3C/2 − 1 − r, so
 // that a thread taking slots r and r + C / 2 meets blocks {0, 3} or {1, 2} (as even as it gets).

@@ -202,9 +202,10 @@ __device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
 // it cost KDA's and GDN2's grad_chunk (at 128 registers) 1.7-3.5% and the replay's wy_replay
 // 2.5-16% (DeltaNet's fell from three CTAs an SM to two): H200, 2026-11-30,
 // docs/measurements/2026-11-30-s9/gpucheck_mma_prefetch_78fd491.log.
+inline constexpr int kAllColumns = 1 << 30;  // an n_limit that skips no column tile
 template <int MT, int NT, Lay LA, Lay LB, bool PREFETCH = false>
 __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* A, int lda, const bf16_t* B, int ldb,
-                                         int m0, int n0, int k_begin, int k_end, int n_limit = 1 << 30) {
+                                         int m0, int n0, int k_begin, int k_end, int n_limit = kAllColumns) {
   if constexpr (PREFETCH) {
     constexpr int NT2 = NT - NT % 2, NP = NT2 / 2;  // tiles taken in pairs
     struct Frags {

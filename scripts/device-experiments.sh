@@ -1,34 +1,46 @@
 #!/usr/bin/env bash
 # One device call for the experimental kernel variants (REWY_EXPERIMENTS, kernels/delta/cuda/
 # launch_impl.cuh), one binary: scripts/gpu-check.sh as it is (the build, its GPU tests, every
-# kernel's phases at shape 0), then again with EXPERIMENTS on (the GPU tests, the sanitizers and
-# the phases, into $OUT/exp/), then whole ops without and with them (bench/compare_ours.py default
-# / experiments: above 1 the experiments are faster). Leaves in $OUT: gpucheck.log, phases.txt,
-# exp/gpucheck.log, exp/phases.txt, ops_default.csv, ops_exp.csv.
+# kernel's phases at shape 0), then for each experiment set the GPU tests and phases again with
+# REWY_EXPERIMENTS=SET (the last set also under the sanitizers: name every experiment there),
+# into $OUT/exp<N>/, then whole ops with each set against the default (bench/compare_ours.py
+# default / set: above 1 the set is faster). Leaves in $OUT: gpucheck.log, phases.txt,
+# exp<N>/{gpucheck.log,phases.txt}, ops_default.csv, ops_exp<N>.csv.
 #
-#   device:  bash scripts/device-experiments.sh   (no carry; ~5 min)
+#   device:  EXPERIMENTS='a b a,b' bash scripts/device-experiments.sh   (no carry; ~4 min + ~1 min a set)
 #
-# Environment: EXPERIMENTS (default onepass,triangular), OPS_SHAPES (default 0,3,5).
+# Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"),
+# OPS_SHAPES (default 0,3,5).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
 out=${OUT:-out}
-mkdir -p "$out/exp"
+mkdir -p "$out"
 t0=$SECONDS
-exps=${EXPERIMENTS:-onepass,triangular}
+[ -n "${EXPERIMENTS:-}" ] || { echo "device-experiments: set EXPERIMENTS (the names launch_impl.cuh's experiment() takes)"; exit 2; }
+read -r -a sets <<<"$EXPERIMENTS"
 SANITIZERS=0 BENCH=0 PHASES=1 PHASE_SHAPES=0 bash scripts/gpu-check.sh build-gpu >"$out/gpucheck.log" 2>&1
 rc=$?
 tail -10 "$out/gpucheck.log"
 [ $rc -eq 0 ] || { echo "device-experiments: gpu-check failed (exit $rc)"; exit $rc; }
-REWY_EXPERIMENTS=$exps OUT="$out/exp" SANITIZERS=1 BENCH=0 PHASES=1 PHASE_SHAPES=0 \
-  bash scripts/gpu-check.sh build-gpu >"$out/exp/gpucheck.log" 2>&1
-rc=$?
-echo "with REWY_EXPERIMENTS=$exps:"
-tail -10 "$out/exp/gpucheck.log"
-[ $rc -eq 0 ] || { echo "device-experiments: gpu-check failed with $exps (exit $rc)"; exit $rc; }
-# (The experimental kernels time as grad_chunk_rewy_exp<...>.)
-grep -h "grad_chunk_rewy.*us/call" "$out/phases.txt" "$out/exp/phases.txt"
-rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_default.csv" &&
-  rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_exp.csv" REWY_EXPERIMENTS="$exps" &&
-  python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_exp.csv"
+last=$((${#sets[@]} - 1))
+for n in "${!sets[@]}"; do
+  mkdir -p "$out/exp$n"
+  REWY_EXPERIMENTS=${sets[$n]} OUT="$out/exp$n" SASS=0 SANITIZERS=$([ "$n" = "$last" ] && echo 1 || echo 0) BENCH=0 \
+    PHASES=1 PHASE_SHAPES=0 bash scripts/gpu-check.sh build-gpu >"$out/exp$n/gpucheck.log" 2>&1
+  rc=$?
+  echo "exp$n, REWY_EXPERIMENTS=${sets[$n]}:"
+  grep -E '^\| (gpu tests|memcheck|racecheck|phases) ' "$out/exp$n/gpucheck.log"
+  [ $rc -eq 0 ] || { echo "device-experiments: gpu-check failed with ${sets[$n]} (exit $rc)"; exit $rc; }
+  # The experimental kernels time under names with _exp (grad_chunk_rewy_exp, wy_prep_overlap_exp<N>).
+  grep -h "_exp.*us/call" "$out/exp$n/phases.txt"
+done
+echo "default:"
+grep -hE "(grad_chunk_rewy|wy_prep_overlap)<(kda|gdn2).*us/call" "$out/phases.txt"
+rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_default.csv" || exit 1
+for n in "${!sets[@]}"; do
+  echo "whole ops, default / REWY_EXPERIMENTS=${sets[$n]}:"
+  rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_exp$n.csv" REWY_EXPERIMENTS="${sets[$n]}" &&
+    python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_exp$n.csv"
+done
 echo "device-experiments: done after $((SECONDS - t0)) s"

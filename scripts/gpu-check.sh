@@ -11,6 +11,7 @@
 #                 machine (git-ignored under /build*/). Its bench_delta builds into AB_SRC/../build
 #                 alongside this build; with PHASES=1 it is timed too ($OUT/phases_base.txt) and
 #                 bench/compare_phases.py prints old / new per kernel.
+#   SASS=0        skip the SASS size table (a second run on an unchanged build)
 #   PHASES_WAIT_FOR=FILE  time the kernels only once FILE exists (scripts/device-fresh.sh: FLA's
 #                 Triton compilation runs kernels on the GPU, and timings beside it are not ours)
 set -uo pipefail
@@ -68,7 +69,9 @@ fi
 # SASS size of the delta kernels: the chunk-parallel ones stall on instruction fetch when their
 # straight-line code outgrows the SM's instruction cache (docs/perf-delta.md).
 t0=$SECONDS
-if sizes=$(python3 scripts/sass.py sizes "$build" 2>/dev/null); then
+if [ "${SASS:-1}" != 1 ]; then
+  row sass "-" 0 "SASS=0"
+elif sizes=$(python3 scripts/sass.py sizes "$build" 2>/dev/null); then
   echo "$sizes" >"$build/sass-size.txt"
   row sass ok $((SECONDS - t0)) "$(echo "$sizes" | awk '$2 == "grad_chunk" && $NF + 0 > m { m = $NF + 0; w = $1 " " $3 " " $4 }
     END { printf "largest grad_chunk %s KB (%s); all: %s", m, w, f }' f="$build/sass-size.txt")"

@@ -340,15 +340,8 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
-//   kExpOnePass (channel gates): phase 4's packed operands built a chunk row at a time
-//     (packed_col_rows8, packed_rc_rows8) instead of a packed row at a time;
-//   kExpTriangular (scalar and no gates): phase 1's ∂P skips the column tiles above the diagonal
-//     block, and phase 4's products with the strictly lower ∂A and ∂P their zero k-blocks.
-constexpr int kExpOnePass = 1, kExpTriangular = 2;
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  constexpr bool kOnePass = EXP & kExpOnePass, kTriLower = EXP & kExpTriangular;
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
@@ -357,6 +350,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // kernel 1.025-1.03x, DeltaNet's 1.014-1.025x; GDN2's (it spills) lost 0.8-1.4%, so not there
   // (H200, 2026-12-01).
   constexpr bool kTri = VAR != kGDN2;
+  // Phase 1's ∂P = ∂O Eᵀ too, and phase 4's scalar-gate products with the strictly lower ∂A, ∂P:
+  // DeltaNet's kernel 1.011x, GDN's 1.037x; phase 1's in KDA's lost 2.7% (H200, 2026-12-01,
+  // docs/measurements/2026-12-01-s14/).
+  constexpr bool kTriP1 = kTri && !VTr::vec_gate;
   // Phases 1-2 hold fewer live accumulators, so the channel gates take the prefetch there too:
   // phase 1 for every variant (kPrefetchP1), phase 2 for all but KDA. GDN2 with both phases: 1.4-2.8%
   // on the kernel, whose spill they cut from 72 to 16 bytes. KDA with phases 1-2 lost 1.3-1.5% on
@@ -527,7 +524,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriLower ? cm0 + kBlock : kAllColumns);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -719,7 +716,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     constexpr bool kGateViaKeys = VAR == kGDN && REWY;  // §7.1 reductions
     float acc[1][NTK][4];
     frag_zero(acc);  // R3 row half: (Γˢ ⊙ ∂A) K
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kTriLower ? m0 + kBlock : kChunk);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
@@ -729,19 +726,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     flush_db(rs0, rs1);
     frag_zero(acc);  // R3 column half: (Γˢ ⊙ ∂A)ᵀ (β ⊙ K)
-    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, bK, KP, m0, nK, kTriLower ? m0 : 0, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, bK, KP, m0, nK, kTri ? m0 : 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
       if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     frag_zero(acc);  // ∂P row: (Γˢ ⊙ ∂P) K
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, ks, KP, m0, nK, 0, kTriLower ? m0 + kBlock : kChunk);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dq[0][j][e] += acc[0][j][e];
       dG[0][j][e] += qv(r, d, e) * acc[0][j][e];
     });
     frag_zero(acc);  // ∂P column: (Γˢ ⊙ ∂P)ᵀ Q
-    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, qs, KP, m0, nK, kTriLower ? m0 : 0, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, qs, KP, m0, nK, kTri ? m0 : 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
       dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
@@ -762,17 +759,16 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
     // KC and its second bf16 term in one pass (the second in S2-S3: R_W and R_U are dead).
     bf16_t* packed2 = reinterpret_cast<bf16_t*>(S2);
-    if constexpr (kOnePass) {
-      for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
-        const int j = mirrored_row(r);
-        float g[8], k[8], x[8];
-        load8(g, Gs + j * GL + d0);
-        load8(k, ks + j * KP + d0);
-        packed_col_rows8<K, true>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2);
-      });
-    } else {
-      build_packed_col_operand<K, true, NT>(packed, packed2, ks, Gs);
-    }
+    // One pass over the chunk's rows: row j's k and G read once for the rows of every KC_I it
+    // enters (rows paired j and 63 − j: mirrored_row). GDN2's kernel 1.021x against a packed row at
+    // a time, KDA's even (H200, 2026-12-01).
+    for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
+      const int j = mirrored_row(r);
+      float g[8], k[8], x[8];
+      load8(g, Gs + j * GL + d0);
+      load8(k, ks + j * KP + d0);
+      packed_col_rows8<K, true>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2);
+    });
     __syncthreads();
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];
@@ -802,17 +798,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     //   in S2), packed at row packed_rc_offset(J) + (i − 16 J); both built in one pass (one
     //   exponential).
     __syncthreads();  // KC's readers are done
-    if constexpr (kOnePass) {
-      for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
-        packed_rc_rows8<VAR, K>(mirrored_row(r), d0, Gs, qs, ks, betas, bsm, packed2, packed);
-      });
-    } else {
-      for_each_row_octet<kPackedRows, K, NT>([&](int pr, int d0) {
-        const int J = packed_rc_block(pr), i = pr - packed_rc_offset(J) + kBlock * J;
-        build_scaled_rows8<VAR, K, false, true>(i, J, d0, Gs, qs, ks, betas, bsm, packed2 + pr * KP + d0, nullptr,
-                                                packed + pr * KP + d0);
-      });
-    }
+    for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
+      packed_rc_rows8<VAR, K>(mirrored_row(r), d0, Gs, qs, ks, betas, bsm, packed2, packed);
+    });
     __syncthreads();
     const int J = I;
     const int64_t RCJ = int64_t(packed_rc_offset(J) - kBlock * J) * KP;  // row i of RC_J at RCJ + i KP

@@ -315,12 +315,10 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
                                                    KA + i * KP + d0, packed);
     });
     __syncthreads();
-    gated_cc_product<VAR, K, false, NT, true>(accP, KR, packed);
-    gated_cc_product<VAR, K, true, NT, true>(accP, KR2, packed);
-    gated_cc_product<VAR, K, false, NT, true>(accA, KA, packed);
+    packed_cc_products3<K, NT>(accP, accA, KR, KR2, KA, packed);
   } else {
-    gated_cc_product<VAR, K, false, NT, true>(accP, qs, ks);
-    gated_cc_product<VAR, K, false, NT, true>(accA, ks, ks);
+    cc_product<K, NT, true>(accP, qs, ks);
+    cc_product<K, NT, true>(accA, ks, ks);
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
 

@@ -472,9 +472,12 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
   for_each_row_octet<kChunk, V, NT>([&](int i, int e0) { omega_scale_octet<VAR, V>(YU, ws, betas, i, e0); });
 }
 
-// Row j's rows of the packed column operands KC_I for the blocks I >= I0 (KC_I[j][d] = k_jd
-// e^{G_ref(I) d − G_jd}; the layout: build_packed_col_operand), channels d0..d0+7, from row j's k
-// and G already in registers (x: scratch); LO: the second bf16 terms into KC_lo.
+// Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1), block
+// I's at packed_row_offset(I)):
+//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
+// Row j's rows of them for the blocks I >= I0, channels d0..d0+7, from row j's k and G already in
+// registers (x: scratch); LO: the second bf16 terms into KC_lo (a template flag: runtime null
+// checks in these builders have cost grad_chunk registers).
 template <int K, bool LO>
 __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const float (&g)[8], const float (&k)[8],
                                                  float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo) {
@@ -495,9 +498,9 @@ __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const fl
 // (J: the row's own block for P and A, the output's column block for D^c): q ⊙ e into q_out (Q_LO:
 // its second bf16 term into q_lo), and (BK) b ⊙ k ⊙ e into bk_out; destinations point at the
 // row's channel d0. The q term goes first, so one scale tile is live at a time.
-// PACKED (wy_prep, J = block(i)): also row i of the packed KC_I of every block I >= J into KC, as
-// build_packed_col_operand makes them, bit for bit, from the k_i and G_i already read (one pass:
-// 16 KB of shared-memory traffic a channel octet instead of 26 KB for the two builders).
+// PACKED (wy_prep, J = block(i)): also row i of the packed KC_I of every block I >= J into KC
+// (packed_col_rows8), from the k_i and G_i already read (one pass: 16 KB of shared-memory traffic
+// a channel octet instead of 26 KB for two builders).
 template <int VAR, int K, bool Q_LO, bool BK, bool PACKED = false>
 __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs,
                                                    const bf16_t* ks, const float* betas, const bf16_t* bs,
@@ -528,42 +531,20 @@ __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const f
   }
 }
 
-// Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all).
-//   column form (rows j <= block I's last):  block of packed row pr, and j = pr − packed_row_offset(I)
-//   row form (rows i >= 16 J, for D^c):      block J of packed row pr, i = pr − packed_rc_offset(J) + 16 J
-__device__ __forceinline__ int packed_col_block(int pr) { return pr < 16 ? 0 : pr < 48 ? 1 : pr < 96 ? 2 : 3; }
+// Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all): the column
+// form KC_I (rows j <= block I's last) from packed_row_offset(I), the row form RC_J (rows i >= 16 J,
+// for D^c) from packed_rc_offset(J), row i at packed_rc_offset(J) + i − 16 J.
 __device__ __forceinline__ int packed_rc_offset(int J) { return 64 * J - 8 * J * (J - 1); }
-__device__ __forceinline__ int packed_rc_block(int pr) { return pr < 64 ? 0 : pr < 112 ? 1 : pr < 144 ? 2 : 3; }
 
-// Column operands of the gated C×C products, packed per row block I (rows j < 16 (I + 1)):
-//   KC_I[j][d] = k_jd · exp(G_ref(I) d − G_jd)   (<= 1 for j before block I, <= e^{7λ} inside it)
-// LO: also its second bf16 term into KC_lo (a template flag: runtime null checks in these builders
-// have cost grad_chunk registers).
-template <int K, bool LO, int NT = kThreads>
-__device__ __forceinline__ void build_packed_col_operand(bf16_t* KC, bf16_t* KC_lo, const bf16_t* ks, const float* Gs) {
-  constexpr int KP = K + 8, GL = kGateLd<K>;
-  for_each_row_octet<kPackedRows, K, NT>([&](int pr, int d0) {
-    const int I = packed_col_block(pr), j = pr - packed_row_offset(I);
-    float x[8], gj[8], gr[8];
-    load8(x, ks + j * KP + d0);
-    load8(gj, Gs + j * GL + d0);
-    load8(gr, Gs + block_ref_row(I) * GL + d0);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] *= exp_ftz(gr[e] - gj[e]);
-    store8(KC + pr * KP + d0, x);
-    if constexpr (LO) store8<true>(KC_lo + pr * KP + d0, x);
-  });
-}
-
-// One-pass packed builds (grad_chunk's kExpOnePass, experimental): a row octet of the chunk writes
-// every packed row it gives, reading its k, q, G once. A row of block J gives 4 − J column rows
-// and J + 1 row-form rows; slot r < C / 2 takes row r and slot r >= C / 2 row 3C/2 − 1 − r, so
-// that a thread taking slots r and r + C / 2 meets blocks {0, 3} or {1, 2} (as even as it gets).
+// One-pass packed builds (wy_prep, grad_chunk): a row octet of the chunk writes every packed row
+// it gives, reading its k, q, G once. A row of block J gives 4 − J column rows and J + 1 row-form
+// rows; slot r < C / 2 takes row r and slot r >= C / 2 row 3C/2 − 1 − r, so that a thread taking
+// slots r and r + C / 2 meets blocks {0, 3} or {1, 2} (as even as it gets).
 __device__ __forceinline__ int mirrored_row(int r) { return r < kChunk / 2 ? r : kChunk + kChunk / 2 - 1 - r; }
 
 // Row i's rows of the row-form operands RC_J for the blocks J <= block(i) (layout:
 // packed_rc_offset), channels d0..d0+7: q ⊙ e into RCq and (b ⊙ k) ⊙ e into RCbk, e = e^{G_i −
-// G_ref(J)}, bit for bit build_scaled_rows8<VAR, K, false, true>'s.
+// G_ref(J)} (the products' rounding as build_scaled_rows8's).
 template <int VAR, int K>
 __device__ __forceinline__ void packed_rc_rows8(int i, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
                                                 const float* betas, const bf16_t* bs, bf16_t* RCq, bf16_t* RCbk) {
@@ -604,24 +585,65 @@ __device__ __forceinline__ int warp_m0() { return 16 * ((threadIdx.x >> 5) & 3);
 template <int N, int NT = kThreads>
 __device__ __forceinline__ int warp_n0() { return 8 * kWarpTiles<N, NT> * (threadIdx.x >> 7); }
 
-// The gated C×C product X[i][j] = Σ_d R_id S_jd e^{G_id − G_jd} over this warp's tile, unmasked:
-// scalar or no gate: plain R·Sᵀ (the caller applies e^{G_i − G_j} on the mask); channel gates:
-// row operand (already scaled by e^{G_id − G_ref(block(i)) d}) against the packed KC of the warp's row block.
-// ACCUMULATE: add to acc (a second operand term) instead of starting from zero. (Skipping the scalar
-// gates' column tiles above the diagonal block, masked away by every caller, measured 1-3% slower
-// in DeltaNet's and GDN's wy_prep: H200, 2026-12-01.)
-template <int VAR, int K, bool ACCUMULATE = false, int NT = kThreads, bool PREFETCH = false>
-__device__ __forceinline__ void gated_cc_product(float (&acc)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* rows,
-                                                 const bf16_t* cols_or_packed) {
+// The C×C product X[i][j] = Σ_d R_id S_jd over this warp's tile, unmasked, for scalar or no gates
+// (the caller applies e^{G_i − G_j} on the mask; channel gates: packed_cc_products3). (Skipping the
+// column tiles above the diagonal block, masked away by every caller, measured 1-3% slower in
+// DeltaNet's and GDN's wy_prep: H200, 2026-12-01.)
+template <int K, int NT = kThreads, bool PREFETCH = false>
+__device__ __forceinline__ void cc_product(float (&acc)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* rows, const bf16_t* cols) {
   constexpr int KP = K + 8, NC = kWarpTiles<kChunk, NT>;
-  if constexpr (!ACCUMULATE) frag_zero(acc);
-  const int m0 = warp_m0(), n0 = warp_n0<kChunk, NT>();
-  if constexpr (VT<VAR>::vec_gate) {
-    const int I = m0 / kBlock;
-    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor, PREFETCH>(acc, rows, KP, cols_or_packed + packed_row_offset(I) * KP, KP, m0, n0,
-                                                  0, K, kBlock * (I + 1));
-  } else {
-    warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor, PREFETCH>(acc, rows, KP, cols_or_packed, KP, m0, n0, 0, K);
+  frag_zero(acc);
+  warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor, PREFETCH>(acc, rows, KP, cols, KP, warp_m0(), warp_n0<kChunk, NT>(), 0, K);
+}
+
+// Channel gates, P and A in one k-loop (wy_prep): accP = R·KC_I + R_lo·KC_I and accA = R_A·KC_I
+// over this warp's tile, each KC_I fragment loaded once for the three products, the next k-step's
+// fragments loaded before this one's products issue (as warp_mma's PREFETCH). Against three
+// separate products: KDA's wy_prep 1.062x (99 -> 79 registers), GDN2's 1.038x (H200,
+// 2026-12-01, docs/measurements/2026-12-01-s14/). Row operands [C][K + 8]; packed:
+// packed_col_rows8's layout.
+template <int K, int NT>
+__device__ __forceinline__ void packed_cc_products3(float (&accP)[1][kWarpTiles<kChunk, NT>][4],
+                                                    float (&accA)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* R,
+                                                    const bf16_t* R_lo, const bf16_t* R_A, const bf16_t* packed) {
+  constexpr int KP = K + 8, NC = kWarpTiles<kChunk, NT>, NP = NC / 2;
+  static_assert(NC % 2 == 0, "column tiles in pairs");
+  frag_zero(accP);
+  frag_zero(accA);
+  const int m0 = warp_m0(), n0 = warp_n0<kChunk, NT>(), I = m0 / kBlock, n_limit = kBlock * (I + 1);
+  if (n0 >= n_limit) return;  // (uniform across the warp)
+  const bf16_t* KC = packed + packed_row_offset(I) * KP;
+  struct Frags {
+    uint32_t a[3][4], b[NP][4];
+  };
+  auto load = [&](Frags& f, int k0) {
+    load_a_frag<Lay::RowMajor>(f.a[0], R, KP, m0, k0);
+    load_a_frag<Lay::RowMajor>(f.a[1], R_lo, KP, m0, k0);
+    load_a_frag<Lay::RowMajor>(f.a[2], R_A, KP, m0, k0);
+#pragma unroll
+    for (int j = 0; j < NP; ++j)
+      if (n0 + 16 * j < n_limit) load_b_frag2<Lay::ColMajor>(f.b[j], KC, KP, k0, n0 + 16 * j);
+  };
+  auto products = [&](const Frags& f) {
+#pragma unroll
+    for (int j = 0; j < NP; ++j) {
+      if (n0 + 16 * j >= n_limit) break;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        mma_bf16_16816(accP[0][2 * j + h], f.a[0], f.b[j][2 * h], f.b[j][2 * h + 1]);
+        mma_bf16_16816(accP[0][2 * j + h], f.a[1], f.b[j][2 * h], f.b[j][2 * h + 1]);
+        mma_bf16_16816(accA[0][2 * j + h], f.a[2], f.b[j][2 * h], f.b[j][2 * h + 1]);
+      }
+    }
+  };
+  Frags f0, f1;
+  load(f0, 0);
+#pragma unroll 1
+  for (int k0 = 0; k0 < K; k0 += 32) {  // K: a multiple of 32
+    load(f1, k0 + 16);
+    products(f0);
+    if (k0 + 32 < K) load(f0, k0 + 32);
+    products(f1);
   }
 }
 

@@ -45,10 +45,10 @@ inline int kernel_timing() {
   return level;
 }
 
-// REWY_EXPERIMENTS=name[,name]: experimental kernel variants, off by default and not yet
-// measured, to be timed against the default kernels in one build. Both apply to grad_chunk at
-// ReWY, 16 warps, K = V = 128 (elsewhere the default kernel runs): "onepass" (channel gates) and
-// "triangular" (scalar and no gates); see grad_chunk_kernel's EXP.
+// REWY_EXPERIMENTS=name[,name]: switches for experimental kernel variants (none at present), off by
+// default, so that one build times them against the default kernels in one call
+// (scripts/device-experiments.sh). The pattern: an extra template flag on the kernel, its
+// instantiation launched where experiment("name") holds (826a770's grad_chunk EXP, for one).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -288,21 +288,15 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
                                                                                                  V / BV, s);
 }
 
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy") : "grad_chunk_baseline",
-                                        VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
+  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
                                                                                                         p, s);
 }
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  if constexpr (REWY && K == 128 && V == 128) {
-    constexpr bool kVec = VT<VAR>::vec_gate;
-    static const bool on = experiment(kVec ? "onepass" : "triangular");
-    if (on && warps == 16) return launch_grad_threads<VAR, K, V, REWY, 512, kVec ? kExpOnePass : kExpTriangular>(p, s);
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

@@ -340,7 +340,11 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-template <int VAR, int K, int V, bool REWY, int NT>
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
+//   kExpRowPair (scalar and no gates): phase 4's row products (Γˢ ⊙ ∂A) K and (Γˢ ⊙ ∂P) K in one
+//     k-loop, K's fragments loaded once for both (warp_mma_pair).
+constexpr int kExpRowPair = 1;
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
@@ -715,28 +719,48 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     constexpr bool kGateViaKeys = VAR == kGDN && REWY;  // §7.1 reductions
     float acc[1][NTK][4];
-    frag_zero(acc);  // R3 row half: (Γˢ ⊙ ∂A) K
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
-    float rs0 = 0.f, rs1 = 0.f;
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e];
-      dk[0][j][e] += betas[r] * x;
-      add_db(j, e, kv(r, d, e) * x, rs0, rs1);
-      if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d, e) * x;
-    });
-    flush_db(rs0, rs1);
+    // R3 row half of ∂A: Γˢ ⊙ ∂A times K, into dk, ∂β and (GDN) dG.
+    auto dA_rows = [&](float (&x)[1][NTK][4]) {
+      float rs0 = 0.f, rs1 = 0.f;
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float v = x[0][j][e];
+        dk[0][j][e] += betas[r] * v;
+        add_db(j, e, kv(r, d, e) * v, rs0, rs1);
+        if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d, e) * v;
+      });
+      flush_db(rs0, rs1);
+    };
+    // ∂P row: Γˢ ⊙ ∂P times K, into dq and dG.
+    auto dP_rows = [&](float (&x)[1][NTK][4]) {
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        dq[0][j][e] += x[0][j][e];
+        dG[0][j][e] += qv(r, d, e) * x[0][j][e];
+      });
+    };
+    if constexpr (EXP & kExpRowPair) {
+      float acc2[1][NTK][4];
+      frag_zero(acc);
+      frag_zero(acc2);
+      warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, ks, KP, m0, nK, 0,
+                                                                  kTri ? m0 + kBlock : kChunk);
+      dA_rows(acc);
+      dP_rows(acc2);
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
+      dA_rows(acc);
+    }
     frag_zero(acc);  // R3 column half: (Γˢ ⊙ ∂A)ᵀ (β ⊙ K)
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, bK, KP, m0, nK, kTri ? m0 : 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
       if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
-    frag_zero(acc);  // ∂P row: (Γˢ ⊙ ∂P) K
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      dq[0][j][e] += acc[0][j][e];
-      dG[0][j][e] += qv(r, d, e) * acc[0][j][e];
-    });
+    if constexpr (!(EXP & kExpRowPair)) {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
+      dP_rows(acc);
+    }
     frag_zero(acc);  // ∂P column: (Γˢ ⊙ ∂P)ᵀ Q
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, qs, KP, m0, nK, kTri ? m0 : 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {

@@ -281,6 +281,59 @@ __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* 
   }
 }
 
+// Two products with one column operand: acc0 (+)= A0[m0 : m0 + 16, k] · B[k, n0 : n0 + 8 NT] and
+// acc1 (+)= A1[...] · B[...] over k in [k_begin, k_end), each B fragment loaded once for both
+// (warp_mma's loads would take it twice). n_limit and PREFETCH as warp_mma's; NT even.
+template <int NT, Lay LA, Lay LB, bool PREFETCH = false>
+__device__ __forceinline__ void warp_mma_pair(float (&acc0)[1][NT][4], float (&acc1)[1][NT][4], const bf16_t* A0,
+                                              const bf16_t* A1, int lda, const bf16_t* B, int ldb, int m0, int n0,
+                                              int k_begin, int k_end, int n_limit = kAllColumns) {
+  static_assert(NT % 2 == 0, "column tiles in pairs");
+  constexpr int NP = NT / 2;
+  struct Frags {
+    uint32_t a0[4], a1[4], b[NP][4];
+  };
+  auto load = [&](Frags& f, int k0) {
+    load_a_frag<LA>(f.a0, A0, lda, m0, k0);
+    load_a_frag<LA>(f.a1, A1, lda, m0, k0);
+#pragma unroll
+    for (int j = 0; j < NP; ++j)
+      if (n0 + 16 * j < n_limit) load_b_frag2<LB>(f.b[j], B, ldb, k0, n0 + 16 * j);
+  };
+  auto products = [&](const Frags& f) {
+#pragma unroll
+    for (int j = 0; j < NP; ++j) {
+      if (n0 + 16 * j >= n_limit) break;
+      mma_bf16_16816(acc0[0][2 * j], f.a0, f.b[j][0], f.b[j][1]);
+      mma_bf16_16816(acc0[0][2 * j + 1], f.a0, f.b[j][2], f.b[j][3]);
+      mma_bf16_16816(acc1[0][2 * j], f.a1, f.b[j][0], f.b[j][1]);
+      mma_bf16_16816(acc1[0][2 * j + 1], f.a1, f.b[j][2], f.b[j][3]);
+    }
+  };
+  if (k_begin >= k_end) return;
+  if constexpr (PREFETCH) {
+    Frags f0, f1;
+    load(f0, k_begin);
+#pragma unroll 1
+    for (int k0 = k_begin;; k0 += 32) {
+      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
+      if (more1) load(f1, k0 + 16);
+      products(f0);
+      if (!more1) break;
+      if (more2) load(f0, k0 + 32);
+      products(f1);
+      if (!more2) break;
+    }
+  } else {
+#pragma unroll 2
+    for (int k0 = k_begin; k0 < k_end; k0 += 16) {
+      Frags f;
+      load(f, k0);
+      products(f);
+    }
+  }
+}
+
 // Visits the warp's MT×NT accumulator tile at (m0, n0) by column pairs: f(i, j, h, row, col) for
 // the entries acc[i][j][2h] at (row, col) and acc[i][j][2h + 1] at (row, col + 1).
 template <int MT, int NT, class F>

@@ -340,11 +340,7 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
-//   kExpRowPair (scalar and no gates): phase 4's row products (Γˢ ⊙ ∂A) K and (Γˢ ⊙ ∂P) K in one
-//     k-loop, K's fragments loaded once for both (warp_mma_pair).
-constexpr int kExpRowPair = 1;
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
@@ -737,7 +733,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         dG[0][j][e] += qv(r, d, e) * x[0][j][e];
       });
     };
-    if constexpr (EXP & kExpRowPair) {
+    // DeltaNet: the two row products against K in one k-loop, K's fragments loaded once for both
+    // (warp_mma_pair): ReWY kernel 1.033x, baseline 1.010x; GDN's spilled (16 bytes) and lost 3.1%
+    // (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
+    constexpr bool kRowPair = VAR == kDeltaNet;
+    if constexpr (kRowPair) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);
@@ -756,7 +756,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       dk[0][j][e] += acc[0][j][e];
       if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
-    if constexpr (!(EXP & kExpRowPair)) {
+    if constexpr (!kRowPair) {
       frag_zero(acc);
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
       dP_rows(acc);

@@ -266,11 +266,7 @@ inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels:
-//   kExpPrepPair (scalar and no gates): P = Q Kᵀ and A = K Kᵀ in one k-loop, K's fragments loaded
-//     once for both (warp_mma_pair).
-constexpr int kExpPrepPair = 1;
-template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP = false>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = PrepLayout<VAR, K, V>;
@@ -320,14 +316,14 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     });
     __syncthreads();
     packed_cc_products3<K, NT>(accP, accA, KR, KR2, KA, packed);
-  } else if constexpr (EXP & kExpPrepPair) {
+  } else {
+    // Q Kᵀ and K Kᵀ in one k-loop, K's fragments loaded once for both: wy_prep 1.056x DeltaNet,
+    // 1.068x GDN against two products (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
+    // (Skipping the column tiles above the diagonal block, masked away below, measured 1-3% slower.)
     frag_zero(accP);
     frag_zero(accA);
     warp_mma_pair<kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor, true>(accP, accA, qs, ks, KP, ks, KP, warp_m0(),
                                                                               warp_n0<kChunk, NT>(), 0, K);
-  } else {
-    cc_product<K, NT, true>(accP, qs, ks);
-    cc_product<K, NT, true>(accA, ks, ks);
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
 

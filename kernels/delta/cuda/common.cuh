@@ -585,17 +585,6 @@ __device__ __forceinline__ int warp_m0() { return 16 * ((threadIdx.x >> 5) & 3);
 template <int N, int NT = kThreads>
 __device__ __forceinline__ int warp_n0() { return 8 * kWarpTiles<N, NT> * (threadIdx.x >> 7); }
 
-// The C×C product X[i][j] = Σ_d R_id S_jd over this warp's tile, unmasked, for scalar or no gates
-// (the caller applies e^{G_i − G_j} on the mask; channel gates: packed_cc_products3). (Skipping the
-// column tiles above the diagonal block, masked away by every caller, measured 1-3% slower in
-// DeltaNet's and GDN's wy_prep: H200, 2026-12-01.)
-template <int K, int NT = kThreads, bool PREFETCH = false>
-__device__ __forceinline__ void cc_product(float (&acc)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* rows, const bf16_t* cols) {
-  constexpr int KP = K + 8, NC = kWarpTiles<kChunk, NT>;
-  frag_zero(acc);
-  warp_mma<1, NC, Lay::RowMajor, Lay::ColMajor, PREFETCH>(acc, rows, KP, cols, KP, warp_m0(), warp_n0<kChunk, NT>(), 0, K);
-}
-
 // Channel gates, P and A in one k-loop (wy_prep): accP = R·KC_I + R_lo·KC_I and accA = R_A·KC_I
 // over this warp's tile, each KC_I fragment loaded once for the three products, the next k-step's
 // fragments loaded before this one's products issue (as warp_mma's PREFETCH). Against three

@@ -49,8 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "preppair" (DeltaNet's and GDN's wy_prep, wy_prep_kernel's EXP) and "rowpair" (their
-// grad_chunk, grad_chunk_kernel's EXP).
+// None at present (701d517 has two, for the pattern).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -194,11 +193,10 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
                      [&](const DeltaParams& q) { kKernel<<<dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s>>>(q); });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (EXP ? "wy_prep_exp" : "wy_prep"),
-                                        VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
+  static const std::string name = kname(OVERLAP ? "wy_prep_overlap" : "wy_prep", VAR, K, V, NT / 32);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
 }
 
 template <int VAR, int K, int V>
@@ -206,15 +204,6 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) 
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
-  if constexpr (!VT<VAR>::vec_gate) {
-    static const bool pair = experiment("preppair");
-    if (pair) {
-      return dispatch_threads(warps, [&](auto nt) {
-        if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true, kExpPrepPair>(p, s);
-        else launch_prep_threads<VAR, K, V, decltype(nt)::value, false, kExpPrepPair>(p, s);
-      });
-    }
-  }
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
@@ -300,21 +289,15 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
                                                                                                  V / BV, s);
 }
 
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
-                                             : (EXP ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
-                                        VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
+  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
                                                                                                         p, s);
 }
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  if constexpr (!VT<VAR>::vec_gate) {
-    static const bool pair = experiment("rowpair");
-    if (pair) return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kExpRowPair>(p, s); });
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

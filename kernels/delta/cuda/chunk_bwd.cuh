@@ -340,7 +340,13 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-template <int VAR, int K, int V, bool REWY, int NT>
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
+//   kExpPairGDN: GDN's phase-4 row products paired as DeltaNet's, ∂P's epilogue first (the
+//     lighter one, so that fewer values live beside the second accumulator);
+//   kExpPairDr (channel gates): D^r (∂A against KC_I) and D^r_P's first term (∂P against KC_I)
+//     in one k-loop, KC_I's fragments loaded once for both.
+constexpr int kExpPairGDN = 1, kExpPairDr = 2;
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
@@ -736,15 +742,20 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // DeltaNet: the two row products against K in one k-loop, K's fragments loaded once for both
     // (warp_mma_pair): ReWY kernel 1.033x, baseline 1.010x; GDN's spilled (16 bytes) and lost 3.1%
     // (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
-    constexpr bool kRowPair = VAR == kDeltaNet;
+    constexpr bool kRowPair = VAR == kDeltaNet || (EXP & kExpPairGDN);
     if constexpr (kRowPair) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);
       warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, ks, KP, m0, nK, 0,
                                                                   kTri ? m0 + kBlock : kChunk);
-      dA_rows(acc);
-      dP_rows(acc2);
+      if constexpr (EXP & kExpPairGDN) {
+        dP_rows(acc2);
+        dA_rows(acc);
+      } else {
+        dA_rows(acc);
+        dP_rows(acc2);
+      }
     } else {
       frag_zero(acc);
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
@@ -796,27 +807,45 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];
-    frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-    float rs0 = 0.f, rs1 = 0.f;
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
-      const float co = bco(r, d, e), kk = kv(r, d, e);
-      dk[0][j][e] += co * x;
-      add_db(j, e, kk * x, rs0, rs1);
-      dG[0][j][e] += co * kk * x;
-    });
-    flush_db(rs0, rs1);
+    // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}.
+    auto dr_rows = [&](float (&x)[1][NTK][4]) {
+      float rs0 = 0.f, rs1 = 0.f;
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float v = x[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+        const float co = bco(r, d, e), kk = kv(r, d, e);
+        dk[0][j][e] += co * v;
+        add_db(j, e, kk * v, rs0, rs1);
+        dG[0][j][e] += co * kk * v;
+      });
+      flush_db(rs0, rs1);
+    };
     // D^r_P (∂q) with KC in two bf16 terms: with one, its rounding is the largest error in ∂q
     // (twin: KDA dq 3.7e-3 -> 3.3e-3 at T = 64, FLA 3.0e-3).
-    frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-    warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
-      dq[0][j][e] += x;
-      dG[0][j][e] += qv(r, d, e) * x;
-    });
+    auto drp_rows = [&](float (&x)[1][NTK][4]) {
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float v = x[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+        dq[0][j][e] += v;
+        dG[0][j][e] += qv(r, d, e) * v;
+      });
+    };
+    if constexpr (EXP & kExpPairDr) {
+      float acc2[1][NTK][4];
+      frag_zero(acc);
+      frag_zero(acc2);
+      warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, packed + KCI, KP, m0, nK, 0,
+                                                                  kBlock * (I + 1));
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc2, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+      drp_rows(acc2);
+      dr_rows(acc);
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+      dr_rows(acc);
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
+      drp_rows(acc);
+    }
     // Column contractions: block J of output rows j uses rows i >= 16 J of
     //   RC_J[i][d] = x_id e^{G_id − G_ref(J) d}, x = b ⊙ k (against ∂A, in S1) and q (against ∂P,
     //   in S2), packed at row packed_rc_offset(J) + (i − 16 J); both built in one pass (one

@@ -344,7 +344,7 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 //   kExpPairGDN: GDN's phase-4 row products paired as DeltaNet's, ∂P's epilogue first (the
 //     lighter one, so that fewer values live beside the second accumulator);
 //   kExpPairDr (channel gates): D^r (∂A against KC_I) and D^r_P's first term (∂P against KC_I)
-//     in one k-loop, KC_I's fragments loaded once for both.
+//     in one k-loop, KC_I's fragments loaded once for both, and one epilogue for the two.
 constexpr int kExpPairGDN = 1, kExpPairDr = 2;
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
@@ -807,27 +807,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     float acc[1][NTK][4];
-    // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}.
-    auto dr_rows = [&](float (&x)[1][NTK][4]) {
-      float rs0 = 0.f, rs1 = 0.f;
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float v = x[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
-        const float co = bco(r, d, e), kk = kv(r, d, e);
-        dk[0][j][e] += co * v;
-        add_db(j, e, kk * v, rs0, rs1);
-        dG[0][j][e] += co * kk * v;
-      });
-      flush_db(rs0, rs1);
-    };
-    // D^r_P (∂q) with KC in two bf16 terms: with one, its rounding is the largest error in ∂q
-    // (twin: KDA dq 3.7e-3 -> 3.3e-3 at T = 64, FLA 3.0e-3).
-    auto drp_rows = [&](float (&x)[1][NTK][4]) {
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float v = x[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
-        dq[0][j][e] += v;
-        dG[0][j][e] += qv(r, d, e) * v;
-      });
-    };
     if constexpr (EXP & kExpPairDr) {
       float acc2[1][NTK][4];
       frag_zero(acc);
@@ -835,16 +814,40 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, packed + KCI, KP, m0, nK, 0,
                                                                   kBlock * (I + 1));
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc2, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-      drp_rows(acc2);
-      dr_rows(acc);
+      // Both rescaled by the same e^{G_i − G_ref(I)}: one exponential for the two (8k a CTA fewer).
+      float rs0 = 0.f, rs1 = 0.f;
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float f = exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+        const float v = acc[0][j][e] * f, w = acc2[0][j][e] * f;
+        const float co = bco(r, d, e), kk = kv(r, d, e);
+        dk[0][j][e] += co * v;
+        add_db(j, e, kk * v, rs0, rs1);
+        dq[0][j][e] += w;
+        dG[0][j][e] += co * kk * v + qv(r, d, e) * w;
+      });
+      flush_db(rs0, rs1);
     } else {
-      frag_zero(acc);
+      frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-      dr_rows(acc);
+      float rs0 = 0.f, rs1 = 0.f;
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+        const float co = bco(r, d, e), kk = kv(r, d, e);
+        dk[0][j][e] += co * x;
+        add_db(j, e, kk * x, rs0, rs1);
+        dG[0][j][e] += co * kk * x;
+      });
+      flush_db(rs0, rs1);
+      // D^r_P (∂q) with KC in two bf16 terms: with one, its rounding is the largest error in ∂q
+      // (twin: KDA dq 3.7e-3 -> 3.3e-3 at T = 64, FLA 3.0e-3).
       frag_zero(acc);
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-      drp_rows(acc);
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+        dq[0][j][e] += x;
+        dG[0][j][e] += qv(r, d, e) * x;
+      });
     }
     // Column contractions: block J of output rows j uses rows i >= 16 J of
     //   RC_J[i][d] = x_id e^{G_id − G_ref(J) d}, x = b ⊙ k (against ∂A, in S1) and q (against ∂P,

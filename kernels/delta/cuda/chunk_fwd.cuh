@@ -150,12 +150,27 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
 // warp_mma's (wy_prep's, not the replay's). 𝒯 is lower triangular: with PREFETCH, row block I's
 // products stop at its own block (k < 16 (I + 1)), the zero blocks beyond are not read (KDA's
 // wy_prep 1.02x); the replay's unpipelined loop lost 1-7% with that runtime bound (H200, 2026-12-01).
-template <int K, int V, int NT, bool PREFETCH = false>
+// PAIR (experimental, wy_prep's kExpWuPair): both products in one k-loop, 𝒯's fragments loaded
+// once for the two, one barrier fewer; both accumulators live.
+template <int K, int V, int NT, bool PREFETCH = false, bool PAIR = false>
 __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW, bf16_t* YU, bf16_t* W, int64_t strideK,
                                                     bf16_t* U, int64_t strideV, int len) {
   constexpr int KP = K + 8, VP = V + 8, NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
   const int m0 = warp_m0(), nK = warp_n0<K, NT>(), nV = warp_n0<V, NT>();
   const int k_end = PREFETCH ? m0 + kBlock : kChunk;
+  if constexpr (PAIR) {
+    float accW[1][NK][4], accU[1][NV][4];
+    frag_zero(accW);
+    frag_zero(accU);
+    warp_mma_shared_a<NK, NV, Lay::RowMajor, Lay::RowMajor, PREFETCH>(accW, accU, Tb, kCP, YW, KP, nK, YU, VP, nV, m0, 0, k_end);
+    __syncthreads();  // Y_W and Y_U are read
+    frag_store_bf16(accW, YW, KP, m0, nK);
+    frag_store_bf16(accU, YU, VP, m0, nV);
+    __syncthreads();  // W and U are staged
+    store_tile_rows<kChunk, K, NT>(W, strideK, YW, KP, len);
+    store_tile_rows<kChunk, V, NT>(U, strideV, YU, VP, len);
+    return;
+  }
   {
     float acc[1][NK][4];
     frag_zero(acc);
@@ -266,7 +281,10 @@ inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
-template <int VAR, int K, int V, int NT, bool OVERLAP = false>
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels:
+//   kExpWuPair: W = 𝒯 Y_W and U = 𝒯 Y_U in one k-loop (tinv_apply_store_wu's PAIR).
+constexpr int kExpWuPair = 1;
+template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = PrepLayout<VAR, K, V>;
@@ -393,7 +411,8 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   tiles_landed();
   phase_mark(p.phase_cycles, 4);
 
-  tinv_apply_store_wu<K, V, NT, true>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
+  tinv_apply_store_wu<K, V, NT, true, (EXP & kExpWuPair) != 0>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV,
+                                                                at.len);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
 }
 

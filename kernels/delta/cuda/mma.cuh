@@ -334,6 +334,60 @@ __device__ __forceinline__ void warp_mma_pair(float (&acc0)[1][NT][4], float (&a
   }
 }
 
+// Two products with one row operand: acc0 (+)= A[m0 : m0 + 16, k] · B0[k, n00 : n00 + 8 N0] and
+// acc1 (+)= A[...] · B1[k, n01 : n01 + 8 N1] over k in [k_begin, k_end), each A fragment loaded
+// once for both. PREFETCH as warp_mma's; N0, N1 even.
+template <int N0, int N1, Lay LA, Lay LB, bool PREFETCH = false>
+__device__ __forceinline__ void warp_mma_shared_a(float (&acc0)[1][N0][4], float (&acc1)[1][N1][4], const bf16_t* A, int lda,
+                                                  const bf16_t* B0, int ldb0, int n00, const bf16_t* B1, int ldb1, int n01,
+                                                  int m0, int k_begin, int k_end) {
+  static_assert(N0 % 2 == 0 && N1 % 2 == 0, "column tiles in pairs");
+  struct Frags {
+    uint32_t a[4], b0[N0 / 2][4], b1[N1 / 2][4];
+  };
+  auto load = [&](Frags& f, int k0) {
+    load_a_frag<LA>(f.a, A, lda, m0, k0);
+#pragma unroll
+    for (int j = 0; j < N0 / 2; ++j) load_b_frag2<LB>(f.b0[j], B0, ldb0, k0, n00 + 16 * j);
+#pragma unroll
+    for (int j = 0; j < N1 / 2; ++j) load_b_frag2<LB>(f.b1[j], B1, ldb1, k0, n01 + 16 * j);
+  };
+  auto products = [&](const Frags& f) {
+#pragma unroll
+    for (int j = 0; j < N0 / 2; ++j) {
+      mma_bf16_16816(acc0[0][2 * j], f.a, f.b0[j][0], f.b0[j][1]);
+      mma_bf16_16816(acc0[0][2 * j + 1], f.a, f.b0[j][2], f.b0[j][3]);
+    }
+#pragma unroll
+    for (int j = 0; j < N1 / 2; ++j) {
+      mma_bf16_16816(acc1[0][2 * j], f.a, f.b1[j][0], f.b1[j][1]);
+      mma_bf16_16816(acc1[0][2 * j + 1], f.a, f.b1[j][2], f.b1[j][3]);
+    }
+  };
+  if (k_begin >= k_end) return;
+  if constexpr (PREFETCH) {
+    Frags f0, f1;
+    load(f0, k_begin);
+#pragma unroll 1
+    for (int k0 = k_begin;; k0 += 32) {
+      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
+      if (more1) load(f1, k0 + 16);
+      products(f0);
+      if (!more1) break;
+      if (more2) load(f0, k0 + 32);
+      products(f1);
+      if (!more2) break;
+    }
+  } else {
+#pragma unroll 2
+    for (int k0 = k_begin; k0 < k_end; k0 += 16) {
+      Frags f;
+      load(f, k0);
+      products(f);
+    }
+  }
+}
+
 // Visits the warp's MT×NT accumulator tile at (m0, n0) by column pairs: f(i, j, h, row, col) for
 // the entries acc[i][j][2h] at (row, col) and acc[i][j][2h + 1] at (row, col + 1).
 template <int MT, int NT, class F>

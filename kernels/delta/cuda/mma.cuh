@@ -192,6 +192,35 @@ __device__ __forceinline__ void frag_zero(float (&acc)[MT][NT][4]) {
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 }
 
+// The k-loop of warp_mma (PREFETCH) and the paired products: load(f, k0) fills a Frags with step
+// k0's fragments, products(f) issues its mma; k in [k_begin, k_end) by 16. PREFETCH: step k + 16's
+// loads before step k's products (two register sets; see warp_mma).
+template <class Frags, bool PREFETCH, class Load, class Products>
+__device__ __forceinline__ void frag_k_loop(int k_begin, int k_end, Load&& load, Products&& products) {
+  if (k_begin >= k_end) return;
+  if constexpr (PREFETCH) {
+    Frags f0, f1;
+    load(f0, k_begin);
+#pragma unroll 1
+    for (int k0 = k_begin;; k0 += 32) {
+      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
+      if (more1) load(f1, k0 + 16);
+      products(f0);
+      if (!more1) break;
+      if (more2) load(f0, k0 + 32);
+      products(f1);
+      if (!more2) break;
+    }
+  } else {
+#pragma unroll 2
+    for (int k0 = k_begin; k0 < k_end; k0 += 16) {
+      Frags f;
+      load(f, k0);
+      products(f);
+    }
+  }
+}
+
 // acc[MT][NT] += A[m0 : m0 + 16 MT, k_begin : k_end] · B[k_begin : k_end, n0 : n0 + 8 NT].
 // Column tiles that start at or beyond n_limit are skipped (their accumulators stay as they are);
 // k_begin, k_end are multiples of 16. Tiles go in pairs; an odd NT's last tile goes alone.
@@ -238,19 +267,7 @@ __device__ __forceinline__ void warp_mma(float (&acc)[MT][NT][4], const bf16_t* 
         }
       }
     };
-    if (k_begin >= k_end) return;
-    Frags f0, f1;
-    load(f0, k_begin);
-#pragma unroll 1
-    for (int k0 = k_begin;; k0 += 32) {
-      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
-      if (more1) load(f1, k0 + 16);
-      products(f0);
-      if (!more1) break;
-      if (more2) load(f0, k0 + 32);
-      products(f1);
-      if (!more2) break;
-    }
+    frag_k_loop<Frags, true>(k_begin, k_end, load, products);
     return;
   }
   constexpr int NT2 = NT - NT % 2;  // tiles taken in pairs
@@ -310,28 +327,7 @@ __device__ __forceinline__ void warp_mma_pair(float (&acc0)[1][NT][4], float (&a
       mma_bf16_16816(acc1[0][2 * j + 1], f.a1, f.b[j][2], f.b[j][3]);
     }
   };
-  if (k_begin >= k_end) return;
-  if constexpr (PREFETCH) {
-    Frags f0, f1;
-    load(f0, k_begin);
-#pragma unroll 1
-    for (int k0 = k_begin;; k0 += 32) {
-      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
-      if (more1) load(f1, k0 + 16);
-      products(f0);
-      if (!more1) break;
-      if (more2) load(f0, k0 + 32);
-      products(f1);
-      if (!more2) break;
-    }
-  } else {
-#pragma unroll 2
-    for (int k0 = k_begin; k0 < k_end; k0 += 16) {
-      Frags f;
-      load(f, k0);
-      products(f);
-    }
-  }
+  frag_k_loop<Frags, PREFETCH>(k_begin, k_end, load, products);
 }
 
 // Two products with one row operand: acc0 (+)= A[m0 : m0 + 16, k] · B0[k, n00 : n00 + 8 N0] and
@@ -364,28 +360,7 @@ __device__ __forceinline__ void warp_mma_shared_a(float (&acc0)[1][N0][4], float
       mma_bf16_16816(acc1[0][2 * j + 1], f.a, f.b1[j][2], f.b1[j][3]);
     }
   };
-  if (k_begin >= k_end) return;
-  if constexpr (PREFETCH) {
-    Frags f0, f1;
-    load(f0, k_begin);
-#pragma unroll 1
-    for (int k0 = k_begin;; k0 += 32) {
-      const bool more1 = k0 + 16 < k_end, more2 = k0 + 32 < k_end;
-      if (more1) load(f1, k0 + 16);
-      products(f0);
-      if (!more1) break;
-      if (more2) load(f0, k0 + 32);
-      products(f1);
-      if (!more2) break;
-    }
-  } else {
-#pragma unroll 2
-    for (int k0 = k_begin; k0 < k_end; k0 += 16) {
-      Frags f;
-      load(f, k0);
-      products(f);
-    }
-  }
+  frag_k_loop<Frags, PREFETCH>(k_begin, k_end, load, products);
 }
 
 // Visits the warp's MT×NT accumulator tile at (m0, n0) by column pairs: f(i, j, h, row, col) for

@@ -329,8 +329,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     // which are written only after A is formed.
     bf16_t* KA = reinterpret_cast<bf16_t*>(As);
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {
-      build_scaled_rows8<VAR, K, true, true, true>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0, KR2 + i * KP + d0,
-                                                   KA + i * KP + d0, packed);
+      build_scaled_rows8<VAR, K>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, KR + i * KP + d0, KR2 + i * KP + d0, KA + i * KP + d0, packed);
     });
     __syncthreads();
     packed_cc_products3<K, NT>(accP, accA, KR, KR2, KA, packed);

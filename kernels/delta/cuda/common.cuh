@@ -494,18 +494,16 @@ __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const fl
   }
 }
 
-// Row operands of the centred products for row i, channels d0..d0+7, scaled by e^{G_i − G_ref(J)}
-// (J: the row's own block for P and A, the output's column block for D^c): q ⊙ e into q_out (Q_LO:
-// its second bf16 term into q_lo), and (BK) b ⊙ k ⊙ e into bk_out; destinations point at the
-// row's channel d0. The q term goes first, so one scale tile is live at a time.
-// PACKED (wy_prep, J = block(i)): also row i of the packed KC_I of every block I >= J into KC
-// (packed_col_rows8), from the k_i and G_i already read (one pass: 16 KB of shared-memory traffic
-// a channel octet instead of 26 KB for two builders).
-template <int VAR, int K, bool Q_LO, bool BK, bool PACKED = false>
-__device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs,
-                                                   const bf16_t* ks, const float* betas, const bf16_t* bs,
-                                                   bf16_t* q_out, bf16_t* q_lo, bf16_t* bk_out, bf16_t* KC = nullptr) {
-  static_assert(BK || !PACKED, "the packed rows take k from the b ⊙ k term");
+// wy_prep's operands of P and A for row i of block J = i / 16, channels d0..d0+7, in one pass over
+// the row's q, k and G: with e = e^{G_i − G_ref(J)}, q ⊙ e into q_out and its second bf16 term into
+// q_lo, b ⊙ k ⊙ e into bk_out (destinations point at the row's channel d0), and row i of the packed
+// KC_I of every block I >= J into KC (packed_col_rows8): 16 KB of shared-memory traffic a channel
+// octet instead of 26 KB for separate builders. The q term goes first, so one scale tile is live
+// at a time.
+template <int VAR, int K>
+__device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
+                                                   const float* betas, const bf16_t* bs, bf16_t* q_out, bf16_t* q_lo,
+                                                   bf16_t* bk_out, bf16_t* KC) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
   float g[8], ex[8], x[8];
   {
@@ -519,16 +517,14 @@ __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const f
 #pragma unroll
   for (int e = 0; e < 8; ++e) x[e] *= ex[e];
   store8(q_out, x);
-  if constexpr (Q_LO) store8<true>(q_lo, x);
-  if constexpr (BK) {
-    float co[8], k[8];
-    load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-    load8(k, ks + i * KP + d0);
+  store8<true>(q_lo, x);
+  float co[8], k[8];
+  load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
+  load8(k, ks + i * KP + d0);
 #pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
-    store8(bk_out, x);
-    if constexpr (PACKED) packed_col_rows8<K, false>(i, J, d0, g, k, x, Gs, KC, nullptr);
-  }
+  for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
+  store8(bk_out, x);
+  packed_col_rows8<K, false>(i, J, d0, g, k, x, Gs, KC, nullptr);
 }
 
 // Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all): the column

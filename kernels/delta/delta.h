@@ -86,7 +86,7 @@ struct Config {
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
   // 56-68 bytes), 8 or 16.
   int grad_warps = 0;
-  // CUDA: warps of the forward's chunk-parallel WY kernel (wy_prep): 0 picks (16 for KDA, else 8),
+  // CUDA: warps of the forward's chunk-parallel WY kernel (wy_prep): 0 picks (16 for KDA and GDN2, else 8),
   // 8 or 16.
   int prep_warps = 0;
   // CUDA: wy_prep forms the operands of the state pass on the warps that the inverse leaves idle,

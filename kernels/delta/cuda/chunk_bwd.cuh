@@ -340,13 +340,7 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
-//   kExpPairGDN: GDN's phase-4 row products paired as DeltaNet's, ∂P's epilogue first (the
-//     lighter one, so that fewer values live beside the second accumulator);
-//   kExpPairDr (channel gates): D^r (∂A against KC_I) and D^r_P's first term (∂P against KC_I)
-//     in one k-loop, KC_I's fragments loaded once for both, and one epilogue for the two.
-constexpr int kExpPairGDN = 1, kExpPairDr = 2;
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
@@ -740,22 +734,18 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       });
     };
     // DeltaNet: the two row products against K in one k-loop, K's fragments loaded once for both
-    // (warp_mma_pair): ReWY kernel 1.033x, baseline 1.010x; GDN's spilled (16 bytes) and lost 3.1%
-    // (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
-    constexpr bool kRowPair = VAR == kDeltaNet || (EXP & kExpPairGDN);
+    // (warp_mma_pair): ReWY kernel 1.033x, baseline 1.010x; GDN's spilled (16 bytes) and lost 3.1%,
+    // with ∂P's epilogue first 12 bytes and 1.8% (H200, 2026-12-01, docs/measurements/2026-12-01-s14/
+    // and -s15/).
+    constexpr bool kRowPair = VAR == kDeltaNet;
     if constexpr (kRowPair) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);
       warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, ks, KP, m0, nK, 0,
                                                                   kTri ? m0 + kBlock : kChunk);
-      if constexpr (EXP & kExpPairGDN) {
-        dP_rows(acc2);
-        dA_rows(acc);
-      } else {
-        dA_rows(acc);
-        dP_rows(acc2);
-      }
+      dA_rows(acc);
+      dP_rows(acc2);
     } else {
       frag_zero(acc);
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, ks, KP, m0, nK, 0, kTri ? m0 + kBlock : kChunk);
@@ -811,7 +801,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       return exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
     };
     float acc[1][NTK][4];
-    if constexpr (EXP & kExpPairDr) {
+    // KDA: D^r (∂A against KC_I) and D^r_P's first term (∂P against KC_I) in one k-loop, KC_I's
+    // fragments loaded once for both, one exponential and one epilogue for the two: ReWY kernel
+    // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
+    // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
+    if constexpr (VAR == kKDA) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);

@@ -150,8 +150,10 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
 // warp_mma's (wy_prep's, not the replay's). 𝒯 is lower triangular: with PREFETCH, row block I's
 // products stop at its own block (k < 16 (I + 1)), the zero blocks beyond are not read (KDA's
 // wy_prep 1.02x); the replay's unpipelined loop lost 1-7% with that runtime bound (H200, 2026-12-01).
-// PAIR (experimental, wy_prep's kExpWuPair): both products in one k-loop, 𝒯's fragments loaded
-// once for the two, one barrier fewer; both accumulators live.
+// PAIR (KDA/GDN2's wy_prep): both products in one k-loop, 𝒯's fragments loaded once for the two,
+// one barrier fewer; both accumulators live. wy_prep 1.010x / 1.027x, forward 1.006x / 1.018x
+// (H200, 2026-12-01, docs/measurements/2026-12-01-s15/); DeltaNet's and GDN's 8-warp kernel
+// would reach 156 registers (one CTA an SM).
 template <int K, int V, int NT, bool PREFETCH = false, bool PAIR = false>
 __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW, bf16_t* YU, bf16_t* W, int64_t strideK,
                                                     bf16_t* U, int64_t strideV, int len) {
@@ -281,10 +283,7 @@ inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels:
-//   kExpWuPair: W = 𝒯 Y_W and U = 𝒯 Y_U in one k-loop (tinv_apply_store_wu's PAIR).
-constexpr int kExpWuPair = 1;
-template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP = false>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = PrepLayout<VAR, K, V>;
@@ -410,8 +409,8 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   tiles_landed();
   phase_mark(p.phase_cycles, 4);
 
-  tinv_apply_store_wu<K, V, NT, true, (EXP & kExpWuPair) != 0>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV,
-                                                                at.len);
+  tinv_apply_store_wu<K, V, NT, true, VT<VAR>::vec_gate>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
+                                                         at.strideV, at.len);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
 }
 
@@ -516,6 +515,8 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   __syncthreads();
   phase_mark(p.phase_cycles, 1);
 
+  // (W and U in one k-loop, as wy_prep's channel gates: DeltaNet 0.91x (two CTAs an SM where it
+  // had three), GDN 0.94x, GDN2 even, KDA 1.017x (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).)
   tinv_apply_store_wu<K, V, NT>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
   phase_mark(p.phase_cycles, 2);
 }

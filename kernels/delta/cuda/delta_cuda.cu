@@ -188,9 +188,11 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   li.bwd_bv = slices.bwd_bv;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
   // wy_prep at 16 warps: KDA's (one CTA an SM) 599 -> 579 µs, GDN2's 606 -> 622, DeltaNet's
-  // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt).
+  // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt);
+  // since W and U share 𝒯's fragments GDN2's forward is 1.010x faster at 16 (KDA's 0.998x at 8,
+  // DeltaNet's and GDN's 0.82x at 16; H200, 2026-12-01, shapes 0, 3, 5, docs/measurements/2026-12-01-s15/).
   if (cfg.prep_warps) li.prep_warps = cfg.prep_warps;
-  else if (cfg.variant == Variant::KDA) li.prep_warps = 16;
+  else if (cfg.variant == Variant::KDA || cfg.variant == Variant::GDN2) li.prep_warps = 16;
   if (cfg.replay_warps) li.replay_warps = cfg.replay_warps;
   li.prep_overlap = cfg.prep_overlap;
   return li;

@@ -49,8 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "pairgdn" (GDN) and "pairdr" (KDA, GDN2), grad_chunk_kernel's EXP; "wupair" (KDA, GDN2),
-// wy_prep_kernel's EXP.
+// Now: none (the last ones were measured and made the default or dropped: docs/perf-delta.md).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -194,11 +193,10 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
                      [&](const DeltaParams& q) { kKernel<<<dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s>>>(q); });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (EXP ? "wy_prep_exp" : "wy_prep"),
-                                        VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
+  static const std::string name = kname(OVERLAP ? "wy_prep_overlap" : "wy_prep", VAR, K, V, NT / 32);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
 }
 
 template <int VAR, int K, int V>
@@ -206,15 +204,6 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) 
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
-  if constexpr (VT<VAR>::vec_gate) {  // (DeltaNet's and GDN's 8-warp kernel would reach 156 registers: one CTA an SM)
-    static const bool wu_pair = experiment("wupair");
-    if (wu_pair) {
-      return dispatch_threads(warps, [&](auto nt) {
-        if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true, kExpWuPair>(p, s);
-        else launch_prep_threads<VAR, K, V, decltype(nt)::value, false, kExpWuPair>(p, s);
-      });
-    }
-  }
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
@@ -300,22 +289,15 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
                                                                                                  V / BV, s);
 }
 
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
-                                             : (EXP ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
-                                        VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
+  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
                                                                                                         p, s);
 }
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  if constexpr (VAR != kDeltaNet) {
-    constexpr int kExp = VAR == kGDN ? kExpPairGDN : kExpPairDr;
-    static const bool on = experiment(VAR == kGDN ? "pairgdn" : "pairdr");
-    if (on) return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kExp>(p, s); });
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

@@ -4,13 +4,15 @@
 # kernel's phases at shape 0), then for each experiment set the GPU tests and phases again with
 # REWY_EXPERIMENTS=SET (the last set also under the sanitizers: name every experiment there),
 # into $OUT/exp<N>/, then whole ops with each set against the default (bench/compare_ours.py
-# default / set: above 1 the set is faster). Leaves in $OUT: gpucheck.log, phases.txt,
-# exp<N>/{gpucheck.log,phases.txt}, ops_default.csv, ops_exp<N>.csv.
+# default / set: above 1 the set is faster), then whole ops with each of SWEEPS' bench_delta
+# options against the default (launch choices: warps). Leaves in $OUT: gpucheck.log, phases.txt,
+# exp<N>/{gpucheck.log,phases.txt}, ops_default.csv, ops_exp<N>.csv, ops_sweep<N>.csv.
 #
 #   device:  EXPERIMENTS='a b a,b' bash scripts/device-experiments.sh   (no carry; ~4 min + ~1 min a set)
 #
-# Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"),
-# OPS_SHAPES (default 0,3,5).
+# Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"; "-"
+# for none), SWEEPS ('|'-separated bench_delta options, e.g. '--prep-warps 16|--replay-warps 16';
+# about 20 s each), OPS_SHAPES (default 0,3,5).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -19,6 +21,7 @@ mkdir -p "$out"
 t0=$SECONDS
 [ -n "${EXPERIMENTS:-}" ] || { echo "device-experiments: set EXPERIMENTS (the names launch_impl.cuh's experiment() takes)"; exit 2; }
 read -r -a sets <<<"$EXPERIMENTS"
+[ "$EXPERIMENTS" = - ] && sets=()
 SANITIZERS=0 BENCH=0 PHASES=1 PHASE_SHAPES=0 bash scripts/gpu-check.sh build-gpu >"$out/gpucheck.log" 2>&1
 rc=$?
 tail -10 "$out/gpucheck.log"
@@ -42,5 +45,11 @@ for n in "${!sets[@]}"; do
   echo "whole ops, default / REWY_EXPERIMENTS=${sets[$n]}:"
   rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_exp$n.csv" REWY_EXPERIMENTS="${sets[$n]}" &&
     python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_exp$n.csv"
+done
+IFS='|' read -r -a sweeps <<<"${SWEEPS:-}"
+for n in "${!sweeps[@]}"; do
+  echo "whole ops, default / bench_delta ${sweeps[$n]}:"
+  OPS_ARGS="${sweeps[$n]}" rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_sweep$n.csv" &&
+    python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_sweep$n.csv"
 done
 echo "device-experiments: done after $((SECONDS - t0)) s"

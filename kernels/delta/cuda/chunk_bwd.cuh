@@ -340,7 +340,12 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-template <int VAR, int K, int V, bool REWY, int NT>
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
+//   kExpTriP2 (GDN2): phase 2's 𝒯ᵀ ∂E starts at the row block (kTri for that product only);
+//   kExpTriP3 (GDN2): phase 3's products with 𝒯 and into strictly lower ∂A likewise. (kTri for
+//     every product lost GDN2 0.8-1.4% on 2026-12-01; its phase 2 prefetches, the others do not.)
+constexpr int kExpTriP2 = 1, kExpTriP3 = 2;
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
   using VTr = VT<VAR>;
@@ -354,6 +359,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // DeltaNet's kernel 1.011x, GDN's 1.037x; phase 1's in KDA's lost 2.7% (H200, 2026-12-01,
   // docs/measurements/2026-12-01-s14/).
   constexpr bool kTriP1 = kTri && !VTr::vec_gate;
+  constexpr bool kTriP2 = kTri || (EXP & kExpTriP2) != 0, kTriP3 = kTri || (EXP & kExpTriP3) != 0;
   // Phases 1-2 hold fewer live accumulators, so the channel gates take the prefetch there too:
   // phase 1 for every variant (kPrefetchP1), phase 2 for all but KDA. GDN2 with both phases: 1.4-2.8%
   // on the kernel, whose spill they cut from 72 to 16 bytes. KDA with phases 1-2 lost 1.3-1.5% on
@@ -592,7 +598,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
     // (𝒯ᵀ is upper triangular: row block I starts at k = 16 I, here and in every 𝒯ᵀ product below)
-    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, VP, m0, nV, kTri ? m0 : 0, kChunk);
+    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, VP, m0, nV, kTriP2 ? m0 : 0, kChunk);
     {
       const int r0 = m0 + ((threadIdx.x & 31) >> 2);
       auto pair = [](const uint32_t& u) { return bf2f2(reinterpret_cast<const bf16_t*>(&u)); };
@@ -655,7 +661,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, Tb, kCP, dWb, KP, m0, nK, kTri ? m0 : 0, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, Tb, kCP, dWb, KP, m0, nK, kTriP3 ? m0 : 0, kChunk);
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
@@ -671,22 +677,22 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (REWY) {
     __syncthreads();
     // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ) (column tiles above the diagonal block are masked: skipped)
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K, kTri ? cm0 + kBlock : kAllColumns);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V, kTri ? cm0 + kBlock : kAllColumns);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K, kTriP3 ? cm0 + kBlock : kAllColumns);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
   } else {
     // B1, K half: ∂𝒯 += ∂W Y_Wᵀ, masked; B3: Z = ∂𝒯 𝒯ᵀ; B4: ∂A = −stril(𝒯ᵀ Z).
     float acc[1][NTC][4];
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K, kTri ? cm0 + kBlock : kAllColumns);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dWb, KP, Ws, KP, cm0, cn0, 0, K, kTriP3 ? cm0 + kBlock : kAllColumns);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { x = r > cc ? x + dTf[r * LDF + cc] : 0.f; });
     frag_store_bf16(acc, dTb, kCP, cm0, cn0);
     __syncthreads();
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kTri ? cn0 + 8 * NTC : kChunk);  // 𝒯 lower: k <= column
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, dTb, kCP, Tb, kCP, cm0, cn0, 0, kTriP3 ? cn0 + 8 * NTC : kChunk);  // 𝒯 lower: k <= column
     __syncthreads();  // dTb and dTf are dead
     frag_store_bf16(acc, Zb, kCP, cm0, cn0);
     __syncthreads();
-    warp_mma<1, NTC, Lay::ColMajor, Lay::RowMajor, kPrefetch>(dA, Tb, kCP, Zb, kCP, cm0, cn0, kTri ? cm0 : 0, kChunk);
+    warp_mma<1, NTC, Lay::ColMajor, Lay::RowMajor, kPrefetch>(dA, Tb, kCP, Zb, kCP, cm0, cn0, kTriP3 ? cm0 : 0, kChunk);
   }
   frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(-x, Gs, r, cc, r > cc); });
   frag_store_bf16(dA, dAb, kCP, cm0, cn0);

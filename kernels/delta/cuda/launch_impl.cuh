@@ -49,7 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: none (the last ones were measured and made the default or dropped: docs/perf-delta.md).
+// Now: "gdn2tri2" and "gdn2tri3" (GDN2), grad_chunk_kernel's EXP.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -289,15 +289,26 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
                                                                                                  V / BV, s);
 }
 
-template <int VAR, int K, int V, bool REWY, int NT>
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(REWY ? "grad_chunk_rewy" : "grad_chunk_baseline", VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
+  static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
+                                             : (EXP ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
+                                        VAR, K, V, NT / 32);
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
                                                                                                         p, s);
 }
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
+  if constexpr (VAR == kGDN2) {
+    static const int exp = (experiment("gdn2tri2") ? kExpTriP2 : 0) | (experiment("gdn2tri3") ? kExpTriP3 : 0);
+    auto with = [&](auto e) {
+      dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(e)::value>(p, s); });
+    };
+    if (exp == kExpTriP2) return with(std::integral_constant<int, kExpTriP2>{});
+    if (exp == kExpTriP3) return with(std::integral_constant<int, kExpTriP3>{});
+    if (exp == (kExpTriP2 | kExpTriP3)) return with(std::integral_constant<int, kExpTriP2 | kExpTriP3>{});
+  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

@@ -344,7 +344,9 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 //   kExpTriP2 (GDN2): phase 2's 𝒯ᵀ ∂E starts at the row block (kTri for that product only);
 //   kExpTriP3 (GDN2): phase 3's products with 𝒯 and into strictly lower ∂A likewise. (kTri for
 //     every product lost GDN2 0.8-1.4% on 2026-12-01; its phase 2 prefetches, the others do not.)
-constexpr int kExpTriP2 = 1, kExpTriP3 = 2;
+//   kExpColOne (KDA, GDN2): phase 4's two column contractions (∂A against b ⊙ k's RC_J, ∂P against
+//     q's) into one accumulator, one epilogue: their rescaling e^{G_ref(J) − G_r} is the same.
+constexpr int kExpTriP2 = 1, kExpTriP3 = 2, kExpColOne = 4;
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
@@ -864,17 +866,27 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     const int J = I;
     const int64_t RCJ = int64_t(packed_rc_offset(J) - kBlock * J) * KP;  // row i of RC_J at RCJ + i KP
-    // (One accumulator for both products made ptxas spill in GDN2's kernel: one epilogue each.)
-#pragma unroll 1
-    for (int pass = 0; pass < 2; ++pass) {
-      frag_zero(acc);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ, KP,
-                                                     m0, nK, kBlock * J, kChunk);
+    auto col_epilogue = [&] {
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
         const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
         dk[0][j][e] += x;
         dG[0][j][e] -= kv(r, d, e) * x;
       });
+    };
+    if constexpr ((EXP & kExpColOne) != 0) {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + RCJ, KP, m0, nK, kBlock * J, kChunk);
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + RCJ, KP, m0, nK, kBlock * J, kChunk);
+      col_epilogue();
+    } else {
+      // (One accumulator for both products made ptxas spill in GDN2's kernel: one epilogue each.)
+#pragma unroll 1
+      for (int pass = 0; pass < 2; ++pass) {
+        frag_zero(acc);
+        warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ,
+                                                                  KP, m0, nK, kBlock * J, kChunk);
+        col_epilogue();
+      }
     }
   }
 

@@ -49,7 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "gdn2tri2" and "gdn2tri3" (GDN2), grad_chunk_kernel's EXP.
+// Now: "gdn2tri2" and "gdn2tri3" (GDN2), "colone" (KDA, GDN2), grad_chunk_kernel's EXP.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -300,14 +300,20 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  if constexpr (VAR == kGDN2) {
-    static const int exp = (experiment("gdn2tri2") ? kExpTriP2 : 0) | (experiment("gdn2tri3") ? kExpTriP3 : 0);
+  if constexpr (VT<VAR>::vec_gate) {
+    static const int exp = (VAR == kGDN2 && experiment("gdn2tri2") ? kExpTriP2 : 0) |
+                           (VAR == kGDN2 && experiment("gdn2tri3") ? kExpTriP3 : 0) | (experiment("colone") ? kExpColOne : 0);
     auto with = [&](auto e) {
       dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(e)::value>(p, s); });
     };
-    if (exp == kExpTriP2) return with(std::integral_constant<int, kExpTriP2>{});
-    if (exp == kExpTriP3) return with(std::integral_constant<int, kExpTriP3>{});
-    if (exp == (kExpTriP2 | kExpTriP3)) return with(std::integral_constant<int, kExpTriP2 | kExpTriP3>{});
+    // (Instantiated: each alone, and all three for GDN2.)
+    if (exp == kExpColOne) return with(std::integral_constant<int, kExpColOne>{});
+    if constexpr (VAR == kGDN2) {
+      if (exp == kExpTriP2) return with(std::integral_constant<int, kExpTriP2>{});
+      if (exp == kExpTriP3) return with(std::integral_constant<int, kExpTriP3>{});
+      if (exp == (kExpTriP2 | kExpTriP3 | kExpColOne)) return with(std::integral_constant<int, kExpTriP2 | kExpTriP3 | kExpColOne>{});
+    }
+    REWY_CHECK(exp == 0, "REWY_EXPERIMENTS: no kernel instantiated for this set of experiments ({})", exp);
   }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }

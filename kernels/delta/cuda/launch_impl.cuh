@@ -49,7 +49,8 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "gdn2tri2" and "gdn2tri3" (GDN2), "colone" (KDA, GDN2), grad_chunk_kernel's EXP.
+// Now: "gdn2tri2" and "gdn2tri3" (GDN2), "colone" (KDA, GDN2), grad_chunk_kernel's EXP;
+// "builders5" or "builders9" (KDA, GDN2), wy_prep_kernel's EXP.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -193,10 +194,11 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
                      [&](const DeltaParams& q) { kKernel<<<dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s>>>(q); });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname(OVERLAP ? "wy_prep_overlap" : "wy_prep", VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
+  static const std::string name = kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (EXP ? "wy_prep_exp" : "wy_prep"),
+                                        VAR, K, V, NT / 32);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
 }
 
 template <int VAR, int K, int V>
@@ -204,6 +206,17 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) 
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
+  if constexpr (VT<VAR>::vec_gate) {
+    static const int exp = experiment("builders5") ? kExpBuilders5 : experiment("builders9") ? kExpBuilders9 : 0;
+    auto with = [&](auto e) {
+      dispatch_threads(warps, [&](auto nt) {
+        if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true, decltype(e)::value>(p, s);
+        else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
+      });
+    };
+    if (exp == kExpBuilders5) return with(std::integral_constant<int, kExpBuilders5>{});
+    if (exp == kExpBuilders9) return with(std::integral_constant<int, kExpBuilders9>{});
+  }
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);

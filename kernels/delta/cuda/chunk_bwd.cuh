@@ -340,13 +340,7 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
-//   kExpTriP2 (GDN2): phase 2's 𝒯ᵀ ∂E starts at the row block (kTri for that product only);
-//   kExpTriP3 (GDN2): phase 3's products with 𝒯 and into strictly lower ∂A likewise. (kTri for
-//     every product lost GDN2 0.8-1.4% on 2026-12-01; its phase 2 prefetches, the others do not.)
-//   kExpColOne (KDA, GDN2): phase 4's two column contractions (∂A against b ⊙ k's RC_J, ∂P against
-//     q's) into one accumulator, one epilogue: their rescaling e^{G_ref(J) − G_r} is the same.
-constexpr int kExpTriP2 = 1, kExpTriP3 = 2, kExpColOne = 4;
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (none now).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
@@ -361,7 +355,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // DeltaNet's kernel 1.011x, GDN's 1.037x; phase 1's in KDA's lost 2.7% (H200, 2026-12-01,
   // docs/measurements/2026-12-01-s14/).
   constexpr bool kTriP1 = kTri && !VTr::vec_gate;
-  constexpr bool kTriP2 = kTri || (EXP & kExpTriP2) != 0, kTriP3 = kTri || (EXP & kExpTriP3) != 0;
+  // GDN2's ReWY kernel skips them in phases 2 and 3 (with phase 4's single column contraction
+  // below: 959.6 -> 927.9 us, 1.034x; phase 2 or 3 alone 1.006-1.007x); its baseline kernel in
+  // phase 2 (1028.4 -> 1016.5 us, 1.012x), not 3 (a 92-byte spill, 3% slower) (H200, 2026-12-01,
+  // docs/measurements/2026-12-01-s16/).
+  constexpr bool kTriP2 = kTri || VAR == kGDN2;
+  constexpr bool kTriP3 = kTri || (VAR == kGDN2 && REWY);
   // Phases 1-2 hold fewer live accumulators, so the channel gates take the prefetch there too:
   // phase 1 for every variant (kPrefetchP1), phase 2 for all but KDA. GDN2 with both phases: 1.4-2.8%
   // on the kernel, whose spill they cut from 72 to 16 bytes. KDA with phases 1-2 lost 1.3-1.5% on
@@ -370,6 +369,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // 1.014-1.017x, ReWY 1.000-1.004x (H200, 2026-11-30, shapes 0 and 4,
   // docs/measurements/2026-11-30-s11/ab_compare_next-ab_80f5e50.txt).
   constexpr bool kPrefetchP1 = true;
+  // (KDA's phase 2 too, and either's phase 3 or 5, with phase 4's single column contraction:
+  // each within -1%..+0.5% on the kernel or slower, H200, 2026-12-01.)
   constexpr bool kPrefetchP2 = kPrefetch || VAR == kGDN2;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
@@ -866,28 +867,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     const int J = I;
     const int64_t RCJ = int64_t(packed_rc_offset(J) - kBlock * J) * KP;  // row i of RC_J at RCJ + i KP
-    auto col_epilogue = [&] {
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
-        dk[0][j][e] += x;
-        dG[0][j][e] -= kv(r, d, e) * x;
-      });
-    };
-    if constexpr ((EXP & kExpColOne) != 0) {
-      frag_zero(acc);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + RCJ, KP, m0, nK, kBlock * J, kChunk);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + RCJ, KP, m0, nK, kBlock * J, kChunk);
-      col_epilogue();
-    } else {
-      // (One accumulator for both products made ptxas spill in GDN2's kernel: one epilogue each.)
-#pragma unroll 1
-      for (int pass = 0; pass < 2; ++pass) {
-        frag_zero(acc);
-        warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, pass == 0 ? dAb : dPb, kCP, (pass == 0 ? packed : packed2) + RCJ,
-                                                                  KP, m0, nK, kBlock * J, kChunk);
-        col_epilogue();
-      }
-    }
+    // One accumulator for both products, one epilogue: their rescaling e^{G_ref(J) − G_r} is the
+    // same. KDA's ReWY kernel 847.4 -> 832.4 us (1.018x), baseline 1.013x; GDN2's 1.003x / 1.005x
+    // alone (it spilled here before 𝒯's zero blocks were skipped; H200, 2026-12-01).
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + RCJ, KP, m0, nK, kBlock * J, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + RCJ, KP, m0, nK, kBlock * J, kChunk);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
+      dk[0][j][e] += x;
+      dG[0][j][e] -= kv(r, d, e) * x;
+    });
   }
 
   // ---- phase 5: ∂K̄ = E ∂H⁺ᵀ; outputs dq, dk, (db | dβ); ∂g.

@@ -49,8 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "gdn2tri2" and "gdn2tri3" (GDN2), "colone" (KDA, GDN2), grad_chunk_kernel's EXP;
-// "builders5" or "builders9" (KDA, GDN2), wy_prep_kernel's EXP.
+// Now: none (wy_prep_kernel's and grad_chunk_kernel's EXP stay for the next ones).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -206,17 +205,6 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) 
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
-  if constexpr (VT<VAR>::vec_gate) {
-    static const int exp = experiment("builders5") ? kExpBuilders5 : experiment("builders9") ? kExpBuilders9 : 0;
-    auto with = [&](auto e) {
-      dispatch_threads(warps, [&](auto nt) {
-        if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true, decltype(e)::value>(p, s);
-        else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
-      });
-    };
-    if (exp == kExpBuilders5) return with(std::integral_constant<int, kExpBuilders5>{});
-    if (exp == kExpBuilders9) return with(std::integral_constant<int, kExpBuilders9>{});
-  }
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
@@ -313,21 +301,6 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  if constexpr (VT<VAR>::vec_gate) {
-    static const int exp = (VAR == kGDN2 && experiment("gdn2tri2") ? kExpTriP2 : 0) |
-                           (VAR == kGDN2 && experiment("gdn2tri3") ? kExpTriP3 : 0) | (experiment("colone") ? kExpColOne : 0);
-    auto with = [&](auto e) {
-      dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(e)::value>(p, s); });
-    };
-    // (Instantiated: each alone, and all three for GDN2.)
-    if (exp == kExpColOne) return with(std::integral_constant<int, kExpColOne>{});
-    if constexpr (VAR == kGDN2) {
-      if (exp == kExpTriP2) return with(std::integral_constant<int, kExpTriP2>{});
-      if (exp == kExpTriP3) return with(std::integral_constant<int, kExpTriP3>{});
-      if (exp == (kExpTriP2 | kExpTriP3 | kExpColOne)) return with(std::integral_constant<int, kExpTriP2 | kExpTriP3 | kExpColOne>{});
-    }
-    REWY_CHECK(exp == 0, "REWY_EXPERIMENTS: no kernel instantiated for this set of experiments ({})", exp);
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

@@ -52,64 +52,6 @@ struct PrepLayout {
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
 };
 
-// One warp: Ts's diagonal block I = (I + N)⁻¹ for N = As's (strictly lower, 16×16) on tensor
-// cores in 3xTF32, with no shared memory between the products: N is nilpotent, so
-// (I + N)⁻¹ = (I − N)(I + N²)(I + N⁴)(I + N⁸) = X₁ X₂ with X₁ = I − N + N² − N³. A product's
-// right operand comes from registers only as a transpose (tf32_mul_regs_transposed), so the
-// powers' transposes run beside them: Q_k = (N^(2^k))ᵀ. Eight products of 9 mma each (one
-// quadrant of a triangular product is zero), five deep, against the substitution's 15 dependent
-// steps of shared-memory loads that the operand builds contend with.
-__device__ __forceinline__ void diag_inverse_tc(float* Ts, const float* As, int I) {
-  constexpr int LD = kChunk + 1, B = kBlock;
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const float* n = As + B * I * LD + B * I;
-  float N[2][4], NT[2][4];  // N and Nᵀ, accumulator layout: [n tile j][e], row g + 8 (e >> 1), column 8j + 2t + (e & 1)
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int r = g + 8 * (e >> 1), c = 8 * j + 2 * t + (e & 1);
-      N[j][e] = n[r * LD + c];
-      NT[j][e] = n[c * LD + r];
-    }
-  Tf32Left left;
-  Tf32Acc acc;
-  auto mul_lower = [&](float (&out)[2][4], const float (&l)[2][4], const float (&y)[2][4]) {  // out = l yᵀ, both lower
-    tf32_left_from_acc(left, l);
-    tf32_mul_regs_transposed<0, 1>(acc, left, y);
-    tf32_fold<false>(out, acc, 1.f);
-  };
-  auto mul_upper = [&](float (&out)[2][4], const float (&l)[2][4], const float (&y)[2][4]) {  // both upper
-    tf32_left_from_acc(left, l);
-    tf32_mul_regs_transposed<1, 0>(acc, left, y);
-    tf32_fold<false>(out, acc, 1.f);
-  };
-  float P1[2][4], Q1[2][4], P2[2][4], Q2[2][4], Q3[2][4], NP1[2][4], Q3Q2[2][4];
-  mul_lower(P1, N, NT);    // N²
-  mul_upper(Q1, NT, N);    // (N²)ᵀ
-  mul_lower(P2, P1, Q1);   // N⁴
-  mul_upper(Q2, Q1, P1);   // (N⁴)ᵀ
-  mul_lower(NP1, N, Q1);   // N³
-  mul_upper(Q3, Q2, P2);   // (N⁸)ᵀ
-  mul_upper(Q3Q2, Q3, P2);  // (N¹²)ᵀ
-  float X1[2][4], X2T[2][4];
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float one = g + 8 * (e >> 1) == 8 * j + 2 * t + (e & 1) ? 1.f : 0.f;
-      X1[j][e] = one - N[j][e] + P1[j][e] - NP1[j][e];
-      X2T[j][e] = one + Q2[j][e] + Q3[j][e] + Q3Q2[j][e];
-    }
-  float T[2][4];
-  mul_lower(T, X1, X2T);  // X₁ X₂
-  float* out = Ts + B * I * LD + B * I;
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) out[(g + 8 * (e >> 1)) * LD + 8 * j + 2 * t + (e & 1)] = T[j][e];
-}
-
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]. Blocked: the four 16×16 diagonal
 // blocks by forward substitution in fp32, one thread a column held in registers (the block's As
 // rows are broadcast loads; no shuffles or warp barriers between the 15 steps); then the blocks
@@ -126,13 +68,11 @@ __device__ __forceinline__ void diag_inverse_tc(float* Ts, const float* As, int 
 // clock_sums: wy_prep's phase clock (marks 2 and 3: the diagonal blocks, the block rows).
 // SOLVERS: the threads 0 .. SOLVERS − 1 that solve (the block's NT, or the first warps alone, which
 // then meet at named barrier 1 and leave without a block barrier: the caller's next one covers Ts).
-// TC_DIAG: the diagonal blocks by diag_inverse_tc, a warp each (SOLVERS >= 128).
-template <int NT = kThreads, int SOLVERS = NT, bool TC_DIAG = false>
+template <int NT = kThreads, int SOLVERS = NT>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, unsigned long long* clock_sums) {
   constexpr int LD = kChunk + 1, B = kBlock, NB = kChunk / B;
   static_assert(B == 16 && NB == 4 && kChunk <= SOLVERS && SOLVERS % 32 == 0 && SOLVERS / 32 >= NB - 1 && SOLVERS <= NT,
                 "4 row blocks of 16; the diagonal's 64 threads and 3 warps for the blocks below");
-  static_assert(!TC_DIAG || SOLVERS / 32 >= NB, "a warp for each diagonal block");
   auto solvers_sync = [] {
     if constexpr (SOLVERS == NT) __syncthreads();
     else asm volatile("bar.sync 1, %0;\n" ::"n"(SOLVERS) : "memory");
@@ -142,9 +82,7 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
     const int r = idx / kChunk, c = idx % kChunk;
     if (r / B < c / B) Ts[r * LD + c] = 0.f;
   }
-  if constexpr (TC_DIAG) {
-    if (int(threadIdx.x >> 5) < NB) diag_inverse_tc(Ts, As, threadIdx.x >> 5);
-  } else if (int(threadIdx.x) < kChunk) {
+  if (int(threadIdx.x) < kChunk) {
     const int col = threadIdx.x, base = col / B * B, cl = col - base;
     const float* a = As + base * LD + base;  // the diagonal block of As
     float t[B];  // T[base + i][col]
@@ -345,11 +283,8 @@ inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels:
-//   kExpTcDiag: the inverse's diagonal blocks on tensor cores (diag_inverse_tc; OVERLAP: four
-//     solver warps, not three);
-//   kExpBuilders9 (OVERLAP, with kExpTcDiag): nine builder warps, for a shorter solve.
-constexpr int kExpTcDiag = 1, kExpBuilders9 = 2;
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels (none now;
+// as the last ones had it, a number of warps that build the operands beside the solve, OVERLAP).
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
@@ -445,17 +380,16 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, store, store, KR + i * KP + d0);
   };
   if (OVERLAP && !fused) {  // (OVERLAP is a template flag: without it this branch folds away)
-    constexpr bool kTcDiag = (EXP & kExpTcDiag) != 0;
-    constexpr int kSolvers = kTcDiag ? 128 : 96;  // the diagonal: 64 threads (kTcDiag: 4 warps); 3 warps for the blocks below
+    constexpr int kSolvers = 96;  // the diagonal's 64 threads, 3 warps for the blocks below
     if (int(threadIdx.x) < kSolvers) {
-      solve_unit_lower<NT, kSolvers, kTcDiag>(Ts, As, p.phase_cycles);  // mark 2
+      solve_unit_lower<NT, kSolvers>(Ts, As, p.phase_cycles);  // mark 2
     } else {
       // Five warps build (of the 13 the solve leaves at 16 warps, all five at 8): the solve and the
       // builds contend for shared memory and issue slots (KDA's solve alone 3.5k cycles, the builds
       // alone 4.7k, both 6.5k with 13 builders). Five against 13: KDA's kernel 409.0 -> 391.8 us
       // (1.044x), GDN2's 1.029x; nine 1.025x / 1.014x; three, four and seven slower than five
       // (0.94x, 0.98x, 0.98x) (H200, 2026-12-01, docs/measurements/2026-12-01-s16/).
-      constexpr int kBuilders = std::min((EXP & kExpBuilders9) != 0 ? 288 : 160, NT - kSolvers);
+      constexpr int kBuilders = std::min(32 * (EXP ? EXP : 5), NT - kSolvers);
       const int tid = threadIdx.x - kSolvers, count = kBuilders;
       if (kBuilders == NT - kSolvers || tid < kBuilders) {
         for_each_row_octet_of<kChunk, K>(tid, count, operand_octet);
@@ -468,7 +402,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
   } else {
-    solve_unit_lower<NT, NT, (EXP & kExpTcDiag) != 0>(Ts, As, p.phase_cycles);  // marks 2 and 3
+    solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
     if (fused) {  // W and U are the state pass's: e^γ is left for it

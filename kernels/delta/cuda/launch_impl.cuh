@@ -49,8 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "tcdiag" (every variant: wy_prep_kernel's EXP, the inverse's diagonal blocks on tensor
-// cores) and "tcdiag,builders9" (nine builder warps beside it); grad_chunk_kernel's EXP: none.
+// Now: none (wy_prep_kernel's and grad_chunk_kernel's EXP stay for the next ones).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -206,17 +205,6 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) 
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
-  if (experiment("tcdiag")) {
-    auto with = [&](auto e) {
-      dispatch_threads(warps, [&](auto nt) {
-        if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true, decltype(e)::value>(p, s);
-        else launch_prep_threads<VAR, K, V, decltype(nt)::value, false, kExpTcDiag>(p, s);
-      });
-    };
-    if (experiment("builders9")) return with(std::integral_constant<int, kExpTcDiag | kExpBuilders9>{});
-    return with(std::integral_constant<int, kExpTcDiag>{});
-  }
-  REWY_CHECK(!experiment("builders9"), "REWY_EXPERIMENTS: builders9 goes with tcdiag");
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);

@@ -113,12 +113,9 @@ __device__ __forceinline__ void tf32_left_transposed(Tf32Left& a, const float* b
   }
 }
 
-// acc = L · R, R's B fragment for k-step s, n tile j from b_pair(s, j): R[8s + 2t][8j + g] and
-// R[8s + 2t + 1][8j + g] (pair order). SKIP_S, SKIP_J: a (k-step, n tile) whose term is zero
-// (-1: none): (0, 1) when L and R are lower triangular (R's upper right quadrant), (1, 0) when
-// both are upper.
-template <int SKIP_S, int SKIP_J, class BPair>
-__device__ __forceinline__ void tf32_mul(Tf32Acc& acc, const Tf32Left& a, BPair&& b_pair) {
+// acc = L · R with R[k][n] = base[n * ld + k] (the transpose of a row-major fp32 block).
+__device__ __forceinline__ void tf32_mul_transposed(Tf32Acc& acc, const Tf32Left& a, const float* base, int ld) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int j = 0; j < 2; ++j)
 #pragma unroll
@@ -130,32 +127,14 @@ __device__ __forceinline__ void tf32_mul(Tf32Acc& acc, const Tf32Left& a, BPair&
   for (int s = 0; s < 2; ++s)
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      if (s == SKIP_S && j == SKIP_J) continue;
-      const float2 b = b_pair(s, j);
+      const float* p = base + (8 * j + g) * ld + 8 * s + 2 * t;
       uint32_t bb[2], bs[2];
-      split_tf32(b.x, bb[0], bs[0]);
-      split_tf32(b.y, bb[1], bs[1]);
+      split_tf32(p[0], bb[0], bs[0]);
+      split_tf32(p[1], bb[1], bs[1]);
       mma_tf32_1688(acc.cross[s][j], a.small[s], bb[0], bb[1]);
       mma_tf32_1688(acc.cross[s][j], a.big[s], bs[0], bs[1]);
       mma_tf32_1688(acc.main[j], a.big[s], bb[0], bb[1]);
     }
-}
-
-// acc = L · R with R[k][n] = base[n * ld + k] (the transpose of a row-major fp32 block).
-__device__ __forceinline__ void tf32_mul_transposed(Tf32Acc& acc, const Tf32Left& a, const float* base, int ld) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  tf32_mul<-1, -1>(acc, a, [&](int s, int j) {
-    const float* p = base + (8 * j + g) * ld + 8 * s + 2 * t;
-    return make_float2(p[0], p[1]);
-  });
-}
-
-// acc = L · Yᵀ for Y, a 16×16 result still in registers (accumulator layout): lane 4g + t holds
-// Y[8j + g][8s + 2t] and Y[8j + g][8s + 2t + 1] in y[s][2j], y[s][2j + 1], which are Yᵀ's B
-// fragment for k-step s, n tile j, so no shared memory is needed.
-template <int SKIP_S, int SKIP_J>
-__device__ __forceinline__ void tf32_mul_regs_transposed(Tf32Acc& acc, const Tf32Left& a, const float (&y)[2][4]) {
-  tf32_mul<SKIP_S, SKIP_J>(acc, a, [&](int s, int j) { return make_float2(y[s][2 * j], y[s][2 * j + 1]); });
 }
 
 // out (+)= alpha · acc (summed).

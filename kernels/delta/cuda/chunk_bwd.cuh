@@ -353,8 +353,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
   // Products with 𝒯 (triangular) or into strictly lower ∂A skip the zero or masked blocks: KDA's
-  // kernel 1.025-1.03x, DeltaNet's 1.014-1.025x; GDN2's (it spills) lost 0.8-1.4%, so not there
-  // (H200, 2026-12-01).
+  // kernel 1.025-1.03x, DeltaNet's 1.014-1.025x; GDN2's (it spills) lost 0.8-1.4% with every
+  // product at once, so only phases 2 and 3 there (below) (H200, 2026-12-01).
   constexpr bool kTri = VAR != kGDN2;
   // Phase 1's ∂P = ∂O Eᵀ too, and phase 4's scalar-gate products with the strictly lower ∂A, ∂P:
   // DeltaNet's kernel 1.011x, GDN's 1.037x; phase 1's in KDA's lost 2.7% (H200, 2026-12-01,
@@ -363,9 +363,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // GDN2's ReWY kernel skips them in phases 2 and 3 (with phase 4's single column contraction
   // below: 959.6 -> 927.9 us, 1.034x; phase 2 or 3 alone 1.006-1.007x); its baseline kernel in
   // phase 2 (1028.4 -> 1016.5 us, 1.012x), not 3 (a 92-byte spill, 3% slower) (H200, 2026-12-01,
-  // docs/measurements/2026-12-01-s16/).
-  constexpr bool kTriP2 = kTri || VAR == kGDN2;
-  constexpr bool kTriP3 = kTri || (VAR == kGDN2 && REWY);
+  // docs/measurements/2026-12-01-s16/). So phase 2's product with 𝒯ᵀ skips for every variant.
+  constexpr bool kTriP3 = kTri || REWY;
   // Phases 1-2 hold fewer live accumulators, so the channel gates take the prefetch there too:
   // phase 1 for every variant (kPrefetchP1), phase 2 for all but KDA. GDN2 with both phases: 1.4-2.8%
   // on the kernel, whose spill they cut from 72 to 16 bytes. KDA with phases 1-2 lost 1.3-1.5% on
@@ -606,7 +605,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
     // (𝒯ᵀ is upper triangular: row block I starts at k = 16 I, here and in every 𝒯ᵀ product below)
-    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, VP, m0, nV, kTriP2 ? m0 : 0, kChunk);
+    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, VP, m0, nV, m0, kChunk);
     {
       const int r0 = m0 + ((threadIdx.x & 31) >> 2);
       auto pair = [](const uint32_t& u) { return bf2f2(reinterpret_cast<const bf16_t*>(&u)); };

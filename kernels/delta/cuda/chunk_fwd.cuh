@@ -283,8 +283,7 @@ inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels (none now;
-// as the last ones had it, a number of warps that build the operands beside the solve, OVERLAP).
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels (none now).
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
@@ -389,7 +388,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
       // alone 4.7k, both 6.5k with 13 builders). Five against 13: KDA's kernel 409.0 -> 391.8 us
       // (1.044x), GDN2's 1.029x; nine 1.025x / 1.014x; three, four and seven slower than five
       // (0.94x, 0.98x, 0.98x) (H200, 2026-12-01, docs/measurements/2026-12-01-s16/).
-      constexpr int kBuilders = std::min(32 * (EXP ? EXP : 5), NT - kSolvers);
+      constexpr int kBuilders = std::min(160, NT - kSolvers);
       const int tid = threadIdx.x - kSolvers, count = kBuilders;
       if (kBuilders == NT - kSolvers || tid < kBuilders) {
         for_each_row_octet_of<kChunk, K>(tid, count, operand_octet);

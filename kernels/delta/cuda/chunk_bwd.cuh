@@ -340,12 +340,7 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels:
-//   kExpTriP1 (GDN2): phase 1's ∂P = ∂O Eᵀ skips the masked column tiles, as DeltaNet's and
-//     GDN's do (KDA's lost 2.7% on 2026-12-01; GDN2's, spilling then, was not tried);
-//   kExpNoPrefetchP2 (GDN2): phase 2 without the fragment prefetch (measured 1.4-2.8% faster with it
-//     on 2026-11-30, before phase 2's and 3's 𝒯 skips and phase 4's single accumulator).
-constexpr int kExpTriP1 = 1, kExpNoPrefetchP2 = 2;
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (none now).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
@@ -359,7 +354,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // Phase 1's ∂P = ∂O Eᵀ too, and phase 4's scalar-gate products with the strictly lower ∂A, ∂P:
   // DeltaNet's kernel 1.011x, GDN's 1.037x; phase 1's in KDA's lost 2.7% (H200, 2026-12-01,
   // docs/measurements/2026-12-01-s14/).
-  constexpr bool kTriP1 = (kTri && !VTr::vec_gate) || (EXP & kExpTriP1) != 0;
+  // GDN2's phase 1 skip: ReWY 1.001x, baseline 1.014x alone but 0.996x beside phase 2's
+  // unprefetched baseline below (H200, 2026-12-01, docs/measurements/2026-12-01-s17/).
+  constexpr bool kTriP1 = kTri && !VTr::vec_gate;
   // GDN2's ReWY kernel skips them in phases 2 and 3 (with phase 4's single column contraction
   // below: 959.6 -> 927.9 us, 1.034x; phase 2 or 3 alone 1.006-1.007x); its baseline kernel in
   // phase 2 (1028.4 -> 1016.5 us, 1.012x), not 3 (a 92-byte spill, 3% slower) (H200, 2026-12-01,
@@ -374,8 +371,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // docs/measurements/2026-11-30-s11/ab_compare_next-ab_80f5e50.txt).
   constexpr bool kPrefetchP1 = true;
   // (KDA's phase 2 too, and either's phase 3 or 5, with phase 4's single column contraction:
-  // each within -1%..+0.5% on the kernel or slower, H200, 2026-12-01.)
-  constexpr bool kPrefetchP2 = kPrefetch || (VAR == kGDN2 && (EXP & kExpNoPrefetchP2) == 0);
+  // each within -1%..+0.5% on the kernel or slower, H200, 2026-12-01.) Since phase 2's 𝒯 skip
+  // and phase 4's single accumulator, GDN2's baseline kernel is faster without phase 2's
+  // prefetch (1015.3 -> 989.6 us, 1.026x; spill 20 -> 4 bytes), its ReWY kernel not (930.7 ->
+  // 948.2 us) (H200, 2026-12-01, docs/measurements/2026-12-01-s17/).
+  constexpr bool kPrefetchP2 = kPrefetch || (VAR == kGDN2 && REWY);
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).

@@ -49,8 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "gdn2trip1", "gdn2noprefetch2" (GDN2's grad_chunk_kernel, its EXP; each alone or both);
-// wy_prep_kernel's EXP: none.
+// Now: none (wy_prep_kernel's and grad_chunk_kernel's EXP stay for the next ones).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -302,15 +301,6 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  if constexpr (VAR == kGDN2) {
-    static const int exp = (experiment("gdn2trip1") ? kExpTriP1 : 0) | (experiment("gdn2noprefetch2") ? kExpNoPrefetchP2 : 0);
-    auto with = [&](auto e) {
-      dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(e)::value>(p, s); });
-    };
-    if (exp == kExpTriP1) return with(std::integral_constant<int, kExpTriP1>{});
-    if (exp == kExpNoPrefetchP2) return with(std::integral_constant<int, kExpNoPrefetchP2>{});
-    if (exp == (kExpTriP1 | kExpNoPrefetchP2)) return with(std::integral_constant<int, kExpTriP1 | kExpNoPrefetchP2>{});
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
 }
 

@@ -8,7 +8,7 @@
 //               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
 //               [--state-slice 0|16|32|64|128] [--bwd-slice 0|16|32|64|128] [--grad-warps 0|8|16]
 //               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
-//               [--multicast] [--no-prep-overlap]
+//               [--multicast] [--prep-overlap]
 //               [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -47,7 +47,7 @@ struct Options {
   int grad_warps = 0;   // Config::grad_warps (0: automatic)
   int prep_warps = 0;   // Config::prep_warps (0: automatic)
   int replay_warps = 0; // Config::replay_warps (0: automatic)
-  bool prep_overlap = true;  // Config::prep_overlap
+  bool prep_overlap = false;  // Config::prep_overlap
   bool serial_state_passes = false;  // Config::concurrent_state_passes = false
   bool multicast = false;            // Config::multicast_state_tiles = true
 };
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
     else if (a == "--grad-warps") opt.grad_warps = std::stoi(val());
     else if (a == "--prep-warps") opt.prep_warps = std::stoi(val());
     else if (a == "--replay-warps") opt.replay_warps = std::stoi(val());
-    else if (a == "--no-prep-overlap") opt.prep_overlap = false;
+    else if (a == "--prep-overlap") opt.prep_overlap = true;
     else if (a == "--serial-state-passes") opt.serial_state_passes = true;
     else if (a == "--multicast") opt.multicast = true;
     else rest.push_back(argv[i]);

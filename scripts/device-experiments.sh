@@ -39,7 +39,7 @@ for n in "${!sets[@]}"; do
   grep -h "_exp.*us/call" "$out/exp$n/phases.txt"
 done
 echo "default:"
-grep -hE "(grad_chunk_rewy|wy_prep_overlap)<(kda|gdn2).*us/call" "$out/phases.txt"
+grep -hE "(grad_chunk_rewy|wy_prep_split|wy_prep_overlap)<(kda|gdn2).*us/call" "$out/phases.txt"
 rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_default.csv" || exit 1
 for n in "${!sets[@]}"; do
   echo "whole ops, default / REWY_EXPERIMENTS=${sets[$n]}:"

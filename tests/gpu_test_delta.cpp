@@ -85,7 +85,7 @@ void check_variant(Variant variant) {
         const int k = combo++;
         cfg.state_slice = std::array{32, 64, 16, 128}[(i + k) % 4];
         cfg.grad_warps = std::array{16, 8}[(i + k / 2) % 2];
-        cfg.prep_warps = std::array{8, 16}[(i + k) % 2];
+        cfg.prep_warps = std::array{0, 8, 16}[(i + k) % 3];  // 0: KDA's and GDN2's kernel in channel slices
         cfg.replay_warps = std::array{8, 16}[(i + k / 2) % 2];
         cfg.prep_overlap = (i + k / 4) % 2 == 1;  // wy_prep's operands beside the inverse, or after it
         const Outputs out = run_named(cfg, dev);

@@ -86,13 +86,17 @@ struct Config {
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
   // 56-68 bytes), 8 or 16.
   int grad_warps = 0;
-  // CUDA: warps of the forward's chunk-parallel WY kernel (wy_prep): 0 picks (16 for KDA and GDN2, else 8),
-  // 8 or 16.
+  // CUDA: warps of the forward's chunk-parallel WY kernel (wy_prep): 0 picks (KDA and GDN2: the
+  // kernel in channel slices of 64, 8 warps, two CTAs an SM; else 8), 8 or 16 (KDA and GDN2: the
+  // one-CTA kernel over the whole K at that width).
   int prep_warps = 0;
   // CUDA: wy_prep forms the operands of the state pass on the warps that the inverse leaves idle,
-  // beside it, where W and U are formed there (channel gates, and the scalar ones at V-slices of
-  // 16 and 32). H200, 2026-12-01: wy_prep 1.027x KDA, 1.067x GDN2, 1.038x GDN at V-slices of 32.
-  bool prep_overlap = true;
+  // beside it, where W and U are formed there (the whole-K kernel for channel gates, and the scalar
+  // ones at V-slices of 16 and 32). H200, 2026-12-01: wy_prep 1.027x KDA, 1.067x GDN2, 1.038x GDN
+  // at V-slices of 32. Off by default: compute-sanitizer's racecheck reports hazards across the
+  // block barrier that follows the solve's named barrier (3 warps) in these kernels
+  // (docs/measurements/2026-12-01-s17/call3-experiments/race_none.log); not yet shown to be false.
+  bool prep_overlap = false;
   // CUDA: warps of the Recompute backward's WY replay (wy_replay): 0 picks (8), 8 or 16.
   int replay_warps = 0;
 };

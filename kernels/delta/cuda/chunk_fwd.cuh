@@ -279,7 +279,7 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
 inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv blocks", "operands", "W,U"};
 
 // NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
-// OVERLAP (Config::prep_overlap, the default where W and U are formed here): warps 0-2 solve for 𝒯
+// OVERLAP (Config::prep_overlap, where W and U are formed here): warps 0-2 solve for 𝒯
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
@@ -420,6 +420,144 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
 
   tinv_apply_store_wu<K, V, NT, true, VT<VAR>::vec_gate>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
                                                          at.strideV, at.len);
+  phase_mark(p.phase_cycles, 5);  // thread 0's view
+}
+
+// ------------------------------------------------------------------------------------------------
+// wy_prep in channel slices (channel gates: KDA, GDN2), two CTAs an SM. wy_prep_kernel's layout
+// for channel gates is 178-212 KB (one CTA an SM), and its phases are chains on a few warps (the
+// solve on 3, the diagonal blocks on 2) that nothing else on the SM overlaps. Here P and A
+// accumulate over slices of 64 channels: each slice's q, k, G (b) land, its P/A operands and
+// packed column operand are built with Q̂, K̄ and Y_W in the same pass, and its products add to
+// registers while the next slice's inputs (after the last, v and w) land over the dead ones; A, 𝒯
+// and P then take the slice operands' place. About 102 KB (KDA) and 111 KB (GDN2) a CTA.
+template <int VAR, int K, int V>
+struct PrepSplitLayout {
+  static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices
+  static constexpr int SP = KS + 8, KP = K + 8, VP = V + 8, GLS = kGateLd<KS>;
+  static_assert(K % KS == 0 && VT<VAR>::vec_gate, "channel gates, K a multiple of 64");
+  static constexpr size_t tile_s = align16(size_t(kChunk) * SP * 2);  // bf16 [C][SP]
+  static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
+  static constexpr size_t tile_v = align16(size_t(kChunk) * VP * 2);
+  static constexpr size_t tile_f32cc = align16(size_t(kChunk) * (kChunk + 1) * 4);
+  // A slice's inputs, dead once its operands are built.
+  static constexpr size_t qs = 0;                                   // bf16 [C][SP] q
+  static constexpr size_t ks = qs + tile_s;                         // bf16 [C][SP] k
+  static constexpr size_t Gs = ks + tile_s;                         // f32 [C][GLS]
+  static constexpr size_t bs = Gs + align16(size_t(kChunk) * GLS * 4);  // bf16 [C][SP] b (GDN2)
+  static constexpr size_t inputs_end = bs + (VAR == kGDN2 ? tile_s : 0);
+  // Over them from the last slice's products on: v, then Y_U; w (GDN2).
+  static constexpr size_t YU = 0, ws = YU + tile_v;
+  static constexpr size_t betas = cmax(inputs_end, ws + (VAR == kGDN2 ? tile_v : 0));  // f32 [C]
+  // A slice's operands: P's row operand in two bf16 terms, A's, the packed KC (kPackedRows rows).
+  static constexpr size_t R = betas + align16(kChunk * 4), R_lo = R + tile_s, R_A = R_lo + tile_s;
+  static constexpr size_t packed = R_A + tile_s;
+  static constexpr size_t operands_end = packed + align16(size_t(kPackedRows) * SP * 2);
+  // Over them after the last slice: A and 𝒯 (f32 [C][C+1]), P and then 𝒯 as bf16 [C][kCP].
+  static constexpr size_t As = R, Ts = As + tile_f32cc, Tb = Ts + tile_f32cc;
+  static_assert(Tb + align16(size_t(kChunk) * kCP * 2) <= operands_end, "A, 𝒯 and P overflow the slice operands");
+  static constexpr size_t YW = operands_end;  // bf16 [C][KP] Y_W (the whole K)
+  static constexpr size_t total = YW + tile_k;
+  static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
+};
+
+template <int VAR, int K, int V, int NT>
+__global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
+  static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
+  using L = PrepSplitLayout<VAR, K, V>;
+  constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, GLS = L::GLS, NC = kWarpTiles<kChunk, NT>;
+  extern __shared__ __align__(16) char smem[];
+  bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
+  bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
+  float* Gs = reinterpret_cast<float*>(smem + L::Gs);
+  bf16_t* bs = reinterpret_cast<bf16_t*>(smem + L::bs);
+  bf16_t* YU = reinterpret_cast<bf16_t*>(smem + L::YU);
+  bf16_t* ws = reinterpret_cast<bf16_t*>(smem + L::ws);
+  float* betas = reinterpret_cast<float*>(smem + L::betas);
+  bf16_t* R = reinterpret_cast<bf16_t*>(smem + L::R);
+  bf16_t* R_lo = reinterpret_cast<bf16_t*>(smem + L::R_lo);
+  bf16_t* R_A = reinterpret_cast<bf16_t*>(smem + L::R_A);
+  bf16_t* packed = reinterpret_cast<bf16_t*>(smem + L::packed);
+  float* As = reinterpret_cast<float*>(smem + L::As);
+  float* Ts = reinterpret_cast<float*>(smem + L::Ts);
+  bf16_t* Tb = reinterpret_cast<bf16_t*>(smem + L::Tb);
+  bf16_t* YW = reinterpret_cast<bf16_t*>(smem + L::YW);
+
+  const ChunkAt<K, V> at(p);
+  const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
+  if (threadIdx.x < kChunk) betas[threadIdx.x] = bt;  // read after the first slice's barrier
+  phase_start(p.phase_cycles);
+  float accP[1][NC][4], accA[1][NC][4];
+  frag_zero(accP);
+  frag_zero(accA);
+  // A slice's inputs: the gates first, as a group of their own (gate_issue's order), so the scan
+  // waits for them alone.
+  auto issue_slice = [&](int c0) {
+    async_tile<kChunk, KS * 4, NT>(Gs, GLS * 4, p.g + (int64_t(at.tok0) * p.H + at.h) * K + c0, int64_t(p.H) * K * 4, at.len);
+    cp_async_commit();
+    load_tile<kChunk, KS, NT>(qs, SP, p.q + at.baseK + c0, at.strideK, at.len);
+    load_tile<kChunk, KS, NT>(ks, SP, p.k + at.baseK + c0, at.strideK, at.len);
+    if constexpr (VAR == kGDN2) load_tile<kChunk, KS, NT>(bs, SP, p.b + at.baseK + c0, at.strideK, at.len);
+    cp_async_commit();
+  };
+  issue_slice(0);
+#pragma unroll 1
+  for (int sl = 0; sl < L::NS; ++sl) {
+    const int c0 = sl * KS;  // the slice's first channel
+    gate_scan<VAR, KS, NT>(Gs, p);
+    tiles_landed();
+    if (sl == 0) phase_mark(p.phase_cycles, 0);
+    check_gate_span<KS, NT>(Gs, p);
+    // P's and A's operands (build_scaled_rows8), and from the same rows Q̂ and K̄ into global
+    // memory and Y_W into its whole-K tile (chunk_operands8).
+    for_each_row_octet<kChunk, KS, NT>([&](int i, int d0) {
+      build_scaled_rows8<VAR, KS>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, R + i * SP + d0, R_lo + i * SP + d0,
+                                  R_A + i * SP + d0, packed);
+      float q[8], k[8], co[8];
+      load8(q, qs + i * SP + d0);
+      load8(k, ks + i * SP + d0);
+      load_row_coef8<VAR, SP>(co, betas, bs, i, d0);
+      const bool store = i < at.len;
+      chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
+                               YW + i * KP + c0 + d0);
+    });
+    for (int d = threadIdx.x; d < KS; d += NT)  // e^γ (store_gexp's, for the slice's channels)
+      p.gexp[(int64_t(at.c) * p.H + at.h) * K + c0 + d] = exp_ftz(Gs[(kChunk - 1) * GLS + d]);
+    __syncthreads();  // the slice's operands are built, its inputs dead
+    // The next slice's inputs, or v (and w) after the last, travel during this slice's products.
+    if (sl + 1 < L::NS) {
+      issue_slice(c0 + KS);
+    } else {
+      load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
+      if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
+      cp_async_commit();
+    }
+    packed_cc_products3<KS, NT, false>(accP, accA, R, R_lo, R_A, packed);
+    __syncthreads();  // the slice's operands are read
+  }
+  frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+  frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
+  frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
+    As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b (β) folded in the rows
+  });
+  cp_async_wait<0>();
+  __syncthreads();  // As complete, P staged, v (w) landed
+  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);
+  phase_mark(p.phase_cycles, 1);
+  // (Y_U on the warps the solve leaves, behind a named barrier, measured within 0.4%; H200,
+  // 2026-12-01: the other CTA on the SM fills the solve's idle warps.)
+  solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
+  omega_scale_rows<VAR, V, NT>(YU, ws, betas);
+  for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+    float t[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
+    store8(Tb + r * kCP + c0, t);
+    if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+  });
+  __syncthreads();
+  phase_mark(p.phase_cycles, 4);
+  tinv_apply_store_wu<K, V, NT, true, false>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
 }
 

@@ -586,15 +586,17 @@ __device__ __forceinline__ int warp_n0() { return 8 * kWarpTiles<N, NT> * (threa
 // fragments loaded before this one's products issue (as warp_mma's PREFETCH). Against three
 // separate products: KDA's wy_prep 1.062x (99 -> 79 registers), GDN2's 1.038x (H200,
 // 2026-12-01, docs/measurements/2026-12-01-s14/). Row operands [C][K + 8]; packed:
-// packed_col_rows8's layout.
-template <int K, int NT>
+// packed_col_rows8's layout. ZERO = false adds to accP and accA (a channel slice at a time).
+template <int K, int NT, bool ZERO = true>
 __device__ __forceinline__ void packed_cc_products3(float (&accP)[1][kWarpTiles<kChunk, NT>][4],
                                                     float (&accA)[1][kWarpTiles<kChunk, NT>][4], const bf16_t* R,
                                                     const bf16_t* R_lo, const bf16_t* R_A, const bf16_t* packed) {
   constexpr int KP = K + 8, NC = kWarpTiles<kChunk, NT>, NP = NC / 2;
   static_assert(NC % 2 == 0, "column tiles in pairs");
-  frag_zero(accP);
-  frag_zero(accA);
+  if constexpr (ZERO) {
+    frag_zero(accP);
+    frag_zero(accA);
+  }
   const int m0 = warp_m0(), n0 = warp_n0<kChunk, NT>(), I = m0 / kBlock, n_limit = kBlock * (I + 1);
   if (n0 >= n_limit) return;  // (uniform across the warp)
   const bf16_t* KC = packed + packed_row_offset(I) * KP;

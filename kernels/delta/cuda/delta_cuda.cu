@@ -191,8 +191,11 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   // 250 -> 275 (H200, 2026-11-30, shapes 0 and 3, docs/measurements/2026-11-30-s4/warps_*.txt);
   // since W and U share 𝒯's fragments GDN2's forward is 1.010x faster at 16 (KDA's 0.998x at 8,
   // DeltaNet's and GDN's 0.82x at 16; H200, 2026-12-01, shapes 0, 3, 5, docs/measurements/2026-12-01-s15/).
+  // KDA's and GDN2's wy_prep in channel slices at 8 warps, two CTAs an SM, against the whole-K
+  // kernel at 16: 391.9 -> 338.1 us (1.159x) and 412.1 -> 352.0 (1.171x) (H200, 2026-12-01,
+  // shape 0, docs/measurements/2026-12-01-s17/call3-experiments/).
   if (cfg.prep_warps) li.prep_warps = cfg.prep_warps;
-  else if (cfg.variant == Variant::KDA || cfg.variant == Variant::GDN2) li.prep_warps = 16;
+  else if (cfg.variant == Variant::KDA || cfg.variant == Variant::GDN2) li.prep_split = true;
   if (cfg.replay_warps) li.replay_warps = cfg.replay_warps;
   li.prep_overlap = cfg.prep_overlap;
   return li;

@@ -19,7 +19,8 @@ struct LaunchInfo {
   // Warps of grad_chunk, the forward's wy_prep and the backward's wy_replay, 8 or 16: Config's
   // value, else these defaults (launch_info gives KDA's wy_prep 16).
   int grad_warps = 16, prep_warps = 8, replay_warps = 8;
-  bool prep_overlap = true;  // Config::prep_overlap
+  bool prep_overlap = false;  // Config::prep_overlap
+  bool prep_split = false;    // channel gates: wy_prep_split_kernel (Config::prep_warps 0)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
   // Recompute backward with Config::concurrent_state_passes: the replay's state pass runs on
   // `side` between `fork` (recorded on `stream` after wy_replay) and `join` (which `stream` waits

@@ -201,7 +201,16 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
 }
 
 template <int VAR, int K, int V>
-void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap) {  // LaunchInfo::prep_warps, prep_overlap
+void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
+                 bool split) {  // LaunchInfo::prep_warps, prep_overlap, prep_split
+  if constexpr (VT<VAR>::vec_gate) {
+    if (split) {
+      static const std::string name = kname("wy_prep_split", VAR, K, V, kThreads / 32);
+      launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads>, kThreads, PrepSplitLayout<VAR, K, V>::total>(
+          name, kPrepPhases, p, s);
+      return;
+    }
+  }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
@@ -327,7 +336,7 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, li.prep_overlap);
+    launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, li.prep_overlap, li.prep_split);
     if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream, li.maps);
     else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream, li.maps);
   });

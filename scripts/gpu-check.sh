@@ -104,6 +104,24 @@ if command -v compute-sanitizer >/dev/null 2>&1 && [ "${SANITIZERS:-1}" = 1 ]; t
     if [ $st -eq 0 ]; then row "$tool" ok $((SECONDS - t0)) "${summ:-clean}, 4 ops (small case)"
     else row "$tool" FAIL $((SECONDS - t0)) "exit $st: ${summ:-see $log}"; fi
   done
+  # Informational (never fails the check): racecheck on wy_prep's overlapped barrier pattern alone
+  # (tests/repro/named_barrier_racecheck.cu: 0 = named barrier of 96, 1 = every thread at barrier
+  # 1, 2 = block barriers only, the control). Hazards in 0 or 1 but not 2 are the tool's.
+  t0=$SECONDS
+  repro="$build/named_barrier_racecheck"
+  if nvcc -gencode=arch=compute_90a,code=sm_90a -lineinfo -o "$repro" tests/repro/named_barrier_racecheck.cu \
+      >"$build/repro-build.log" 2>&1; then
+    detail=""
+    for pattern in 0 1 2; do
+      timeout 60 compute-sanitizer --tool racecheck "$repro" "$pattern" >"$build/repro-racecheck-$pattern.log" 2>&1
+      hz=$(grep -oE "[0-9]+ hazards displayed" "$build/repro-racecheck-$pattern.log" | grep -oE "^[0-9]+")
+      vals=$(grep -oE "values (right|wrong)|wrong values" "$build/repro-racecheck-$pattern.log" | head -1)
+      detail+="pattern $pattern: ${hz:-?} hazards, ${vals:-no result}; "
+    done
+    row "barrier repro" info $((SECONDS - t0)) "$detail"
+  else
+    row "barrier repro" info $((SECONDS - t0)) "did not compile: $build/repro-build.log"
+  fi
 else
   row sanitizers "-" 0 "compute-sanitizer not found or SANITIZERS=0"
 fi

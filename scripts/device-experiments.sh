@@ -33,7 +33,7 @@ for n in "${!sets[@]}"; do
     PHASES=1 PHASE_SHAPES=0 bash scripts/gpu-check.sh build-gpu >"$out/exp$n/gpucheck.log" 2>&1
   rc=$?
   echo "exp$n, REWY_EXPERIMENTS=${sets[$n]}:"
-  grep -E '^\| (gpu tests|memcheck|racecheck|phases) ' "$out/exp$n/gpucheck.log"
+  grep -E '^\| (gpu tests|memcheck|racecheck|barrier repro|phases) ' "$out/exp$n/gpucheck.log"
   [ $rc -eq 0 ] || { echo "device-experiments: gpu-check failed with ${sets[$n]} (exit $rc)"; exit $rc; }
   # The experimental kernels time under names with _exp (grad_chunk_rewy_exp, wy_prep_overlap_exp<N>).
   grep -h "_exp.*us/call" "$out/exp$n/phases.txt"

@@ -122,8 +122,12 @@ const ForkJoin& fork_join(int device) {
 // Throws (and clears) an error some forward's kernels stored for `device`; `who` names the call.
 void raise_stored_errors(int device, const std::string& who) {
   volatile int* w = error_words(device).host;
-  const bool span = w[kErrGateSpan] != 0, positive = w[kErrPositiveGate] != 0;
-  if (!span && !positive) return;
+  if (w[kErrGateSpan] == 0 && w[kErrPositiveGate] == 0) return;
+  // A forward still running (the entry check can meet one part-way) stores its errors again from
+  // its later blocks and kernels: wait for every kernel on the device so that this raise covers
+  // them all and a later call does not raise the same error again (the error path only).
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const bool positive = w[kErrPositiveGate] != 0;
   w[kErrGateSpan] = w[kErrPositiveGate] = 0;
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "

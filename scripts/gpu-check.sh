@@ -114,9 +114,12 @@ if command -v compute-sanitizer >/dev/null 2>&1 && [ "${SANITIZERS:-1}" = 1 ]; t
     detail=""
     for pattern in 0 1 2; do
       timeout 60 compute-sanitizer --tool racecheck "$repro" "$pattern" >"$build/repro-racecheck-$pattern.log" 2>&1
-      hz=$(grep -oE "[0-9]+ hazards displayed" "$build/repro-racecheck-$pattern.log" | grep -oE "^[0-9]+")
-      vals=$(grep -oE "values (right|wrong)|wrong values" "$build/repro-racecheck-$pattern.log" | head -1)
-      detail+="pattern $pattern: ${hz:-?} hazards, ${vals:-no result}; "
+      log="$build/repro-racecheck-$pattern.log"
+      hz=$(grep -oE "[0-9]+ hazards displayed" "$log" | grep -oE "^[0-9]+")
+      vals=$(grep -oE "values (right|wrong)|wrong values" "$log" | head -1)
+      # no summary line: the tool's last words instead
+      detail+="pattern $pattern: ${hz:-? ($(grep -v '^ *$' "$log" | tail -1 | cut -c1-80))} hazards, ${vals:-no result}; "
+      [ -n "${OUT:-}" ] && mkdir -p "$OUT" && cp "$log" "$OUT/"
     done
     row "barrier repro" info $((SECONDS - t0)) "$detail"
   else

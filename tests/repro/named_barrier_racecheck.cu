@@ -28,22 +28,22 @@ __global__ void kernel(int pattern, float* out) {
     second[tid] = first[(tid + 1) % 96] + 1.f;  // after the named barrier: first is complete
   } else {
     if (pattern == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-    out[tid] = 0.f;  // the other warps' own work
+    out[blockIdx.x * 256 + tid] = -1.f;  // the other warps' own work
   }
   __syncthreads();
-  out[tid] += second[(tid * 7) % 96];
+  out[blockIdx.x * 256 + tid] = second[(tid * 7) % 96];  // a row of its own a block
 }
 
 int main(int argc, char** argv) {
   const int pattern = argc > 1 ? std::atoi(argv[1]) : 0;
+  constexpr int kBlocks = 4;
   float* out = nullptr;
-  if (cudaMalloc(&out, 256 * sizeof(float)) != cudaSuccess) return 2;
-  cudaMemset(out, 0, 256 * sizeof(float));
-  kernel<<<4, 256>>>(pattern, out);
-  float host[256];
+  if (cudaMalloc(&out, kBlocks * 256 * sizeof(float)) != cudaSuccess) return 2;
+  kernel<<<kBlocks, 256>>>(pattern, out);
+  float host[kBlocks * 256];
   if (cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost) != cudaSuccess) return 2;
   int bad = 0;
-  for (int t = 0; t < 256; ++t) bad += host[t] != float(((t * 7) % 96 + 1) % 96 + 1);
+  for (int i = 0; i < kBlocks * 256; ++i) bad += host[i] != float(((i % 256 * 7) % 96 + 1) % 96 + 1);
   std::printf("pattern %d: %s\n", pattern, bad ? "wrong values" : "values right");
   cudaFree(out);
   return bad ? 1 : 0;

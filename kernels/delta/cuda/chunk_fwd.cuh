@@ -461,12 +461,7 @@ struct PrepSplitLayout {
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels:
-//   kExpSplitLean: no block barrier after a slice's products but the last's (the next slice's
-//     gate scan starts with one, before anything overwrites the slice operands), and P straight
-//     from the fragments to global memory (frag_store_global) instead of through Tb.
-constexpr int kExpSplitLean = 1;
-template <int VAR, int K, int V, int NT, int EXP = 0>
+template <int VAR, int K, int V, int NT>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
   using L = PrepSplitLayout<VAR, K, V>;
@@ -538,19 +533,19 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       cp_async_commit();
     }
     packed_cc_products3<KS, NT, false>(accP, accA, R, R_lo, R_A, packed);
-    if (!(EXP & kExpSplitLean) || sl + 1 == L::NS) __syncthreads();  // the slice's operands are read
+    // (Without this barrier but the last slice's, and P straight from the fragments to global
+    // memory: KDA 337.8 -> 342.6 us, GDN2 349.8 -> 354.5, H200, 2026-12-01,
+    // docs/measurements/2026-12-01-s18/call2-experiments/.)
+    __syncthreads();  // the slice's operands are read
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
-  if constexpr ((EXP & kExpSplitLean) != 0)
-    frag_store_global(accP, p.P + at.baseC, at.strideC, warp_m0(), warp_n0<kChunk, NT>(), at.len);
-  else
-    frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
+  frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b (β) folded in the rows
   });
   cp_async_wait<0>();
   __syncthreads();  // As complete, P staged, v (w) landed
-  if constexpr ((EXP & kExpSplitLean) == 0) store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);
+  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);
   phase_mark(p.phase_cycles, 1);
   // (Y_U on the warps the solve leaves, behind a named barrier, measured within 0.4%; H200,
   // 2026-12-01: the other CTA on the SM fills the solve's idle warps.)

@@ -49,8 +49,7 @@ inline int kernel_timing() {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "splitlean" (wy_prep_split_kernel's kExpSplitLean). wy_prep_kernel's and
-// grad_chunk_kernel's EXP: none.
+// Now: none (wy_prep_kernel's and grad_chunk_kernel's EXP stay for the next ones).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -206,14 +205,9 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
                  bool split) {  // LaunchInfo::prep_warps, prep_overlap, prep_split
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
-      auto with = [&](auto e) {
-        constexpr int EXP = decltype(e)::value;
-        static const std::string name = kname(EXP ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
-        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, EXP>, kThreads, PrepSplitLayout<VAR, K, V>::total>(
-            name, kPrepPhases, p, s);
-      };
-      if (experiment("splitlean")) with(std::integral_constant<int, kExpSplitLean>{});
-      else with(std::integral_constant<int, 0>{});
+      static const std::string name = kname("wy_prep_split", VAR, K, V, kThreads / 32);
+      launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads>, kThreads, PrepSplitLayout<VAR, K, V>::total>(
+          name, kPrepPhases, p, s);
       return;
     }
   }

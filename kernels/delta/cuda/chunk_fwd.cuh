@@ -230,11 +230,13 @@ __device__ __forceinline__ void store_gate_rows(const DeltaParams& p, const floa
   }
 }
 
-// e^γ of chunk c, head h (1 for ungated variants), by threads tid = 0 .. count − 1.
-template <int VAR, int K>
-__device__ __forceinline__ void store_gexp_of(const DeltaParams& p, const float* Gs, int c, int h, int tid, int count) {
-  for (int d = tid; d < K; d += count)
-    p.gexp[(int64_t(c) * p.H + h) * K + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, K>(Gs, kChunk - 1, d)) : 1.f;
+// e^γ of chunk c, head h (1 for ungated variants), by threads tid = 0 .. count − 1; KS, c0: the
+// channels c0 .. c0 + KS − 1 alone, from a slice's G tile (gate_issue's KS, c0).
+template <int VAR, int K, int KS = K>
+__device__ __forceinline__ void store_gexp_of(const DeltaParams& p, const float* Gs, int c, int h, int tid, int count,
+                                              int c0 = 0) {
+  for (int d = tid; d < KS; d += count)
+    p.gexp[(int64_t(c) * p.H + h) * K + c0 + d] = VT<VAR>::gated ? exp_ftz(gate_at<VAR, KS>(Gs, kChunk - 1, d)) : 1.f;
 }
 template <int VAR, int K, int NT>
 __device__ __forceinline__ void store_gexp(const DeltaParams& p, const float* Gs, int c, int h) {
@@ -252,6 +254,17 @@ struct ChunkAt {
         strideV(int64_t(p.H) * V), strideC(int64_t(p.H) * kChunk), baseK((int64_t(tok0) * p.H + h) * K),
         baseV((int64_t(tok0) * p.H + h) * V), baseC((int64_t(tok0) * p.H + h) * kChunk) {}
 };
+
+// Row r, columns c0 .. c0 + 7 of 𝒯 from fp32 Ts [C][C + 1] into t, as bf16 into Tb [C][kCP] and,
+// inside the chunk, into p.Tinv (16-byte stores).
+template <int K, int V>
+__device__ __forceinline__ void store_tinv8(float (&t)[8], const float* Ts, bf16_t* Tb, const DeltaParams& p,
+                                            const ChunkAt<K, V>& at, int r, int c0) {
+#pragma unroll
+  for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
+  store8(Tb + r * kCP + c0, t);
+  if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+}
 
 // β of row threadIdx.x < C of the chunk (0 past its end, for GDN2, and for threads >= C), read
 // into a register ahead of the kernel's tile copies so that it does not arrive behind them.
@@ -354,12 +367,9 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
-  auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+  auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
-    store8(Tb + r * kCP + c0, t);
-    if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+    store_tinv8(t, Ts, Tb, p, at, r, c0);
     if (fused && r < at.len) {  // 𝒯 Diag(β) for the state pass (columns past len: β = 0)
 #pragma unroll
       for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
@@ -465,7 +475,7 @@ template <int VAR, int K, int V, int NT>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
   using L = PrepSplitLayout<VAR, K, V>;
-  constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, GLS = L::GLS, NC = kWarpTiles<kChunk, NT>;
+  constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -493,8 +503,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   // A slice's inputs: the gates first, as a group of their own (gate_issue's order), so the scan
   // waits for them alone.
   auto issue_slice = [&](int c0) {
-    async_tile<kChunk, KS * 4, NT>(Gs, GLS * 4, p.g + (int64_t(at.tok0) * p.H + at.h) * K + c0, int64_t(p.H) * K * 4, at.len);
-    cp_async_commit();
+    gate_issue<VAR, K, NT, KS>(Gs, p, at.tok0, at.len, at.h, c0);
     load_tile<kChunk, KS, NT>(qs, SP, p.q + at.baseK + c0, at.strideK, at.len);
     load_tile<kChunk, KS, NT>(ks, SP, p.k + at.baseK + c0, at.strideK, at.len);
     if constexpr (VAR == kGDN2) load_tile<kChunk, KS, NT>(bs, SP, p.b + at.baseK + c0, at.strideK, at.len);
@@ -508,21 +517,21 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     tiles_landed();
     if (sl == 0) phase_mark(p.phase_cycles, 0);
     check_gate_span<KS, NT>(Gs, p);
-    // P's and A's operands (build_scaled_rows8), and from the same rows Q̂ and K̄ into global
-    // memory and Y_W into its whole-K tile (chunk_operands8).
+    // From one read of each row octet's q, k and coefficient: P's and A's operands
+    // (build_scaled_rows8_of), Q̂ and K̄ into global memory and Y_W into its whole-K tile
+    // (chunk_operands8).
     for_each_row_octet<kChunk, KS, NT>([&](int i, int d0) {
-      build_scaled_rows8<VAR, KS>(i, i / kBlock, d0, Gs, qs, ks, betas, bs, R + i * SP + d0, R_lo + i * SP + d0,
-                                  R_A + i * SP + d0, packed);
       float q[8], k[8], co[8];
       load8(q, qs + i * SP + d0);
       load8(k, ks + i * SP + d0);
       load_row_coef8<VAR, SP>(co, betas, bs, i, d0);
+      build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gs, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
+                                packed);
       const bool store = i < at.len;
       chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
                                YW + i * KP + c0 + d0);
     });
-    for (int d = threadIdx.x; d < KS; d += NT)  // e^γ (store_gexp's, for the slice's channels)
-      p.gexp[(int64_t(at.c) * p.H + at.h) * K + c0 + d] = exp_ftz(Gs[(kChunk - 1) * GLS + d]);
+    store_gexp_of<VAR, K, KS>(p, Gs, at.c, at.h, threadIdx.x, NT, c0);
     __syncthreads();  // the slice's operands are built, its inputs dead
     // The next slice's inputs, or v (and w) after the last, travel during this slice's products.
     if (sl + 1 < L::NS) {
@@ -551,12 +560,9 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   // 2026-12-01: the other CTA on the SM fills the solve's idle warps.)
   solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
-  for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 as bf16, 16-byte stores
+  for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
     float t[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
-    store8(Tb + r * kCP + c0, t);
-    if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+    store_tinv8(t, Ts, Tb, p, at, r, c0);
   });
   __syncthreads();
   phase_mark(p.phase_cycles, 4);

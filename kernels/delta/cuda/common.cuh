@@ -275,11 +275,12 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
 // committed) waits for it alone and scans while they travel (scanning after every tile had landed
 // put the scan behind the kernel's whole load; a scalar gate read with plain loads after the tiles
 // were issued arrived behind them). gate_scan flags positive log-decays; the caller synchronises
-// the block before reading Gs (tiles_landed).
-template <int VAR, int K, int NT = kThreads>
-__device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int tok0, int len, int h) {
+// the block before reading Gs (tiles_landed). KS, c0: a vector gate's channels c0 .. c0 + KS − 1
+// alone, as a [C][kGateLd<KS>] tile (wy_prep_split_kernel's slices).
+template <int VAR, int K, int NT = kThreads, int KS = K>
+__device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int tok0, int len, int h, int c0 = 0) {
   if constexpr (VT<VAR>::vec_gate) {
-    async_tile<kChunk, K * 4, NT>(Gs, kGateLd<K> * 4, p.g + (int64_t(tok0) * p.H + h) * K, int64_t(p.H) * K * 4, len);
+    async_tile<kChunk, KS * 4, NT>(Gs, kGateLd<KS> * 4, p.g + (int64_t(tok0) * p.H + h) * K + c0, int64_t(p.H) * K * 4, len);
     cp_async_commit();
   } else if constexpr (VT<VAR>::scalar_gate) {
     static_assert(kChunk == 64, "two rows a lane");
@@ -500,11 +501,13 @@ __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const fl
 // KC_I of every block I >= J into KC (packed_col_rows8): 16 KB of shared-memory traffic a channel
 // octet instead of 26 KB for separate builders. The q term goes first, so one scale tile is live
 // at a time.
-template <int VAR, int K>
-__device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
-                                                   const float* betas, const bf16_t* bs, bf16_t* q_out, bf16_t* q_lo,
-                                                   bf16_t* bk_out, bf16_t* KC) {
-  constexpr int KP = K + 8, GL = kGateLd<K>;
+// (build_scaled_rows8_of: from the row's q, k and coefficient already in registers, for a caller
+// that forms more from them.)
+template <int K>
+__device__ __forceinline__ void build_scaled_rows8_of(int i, int J, int d0, const float* Gs, const float (&q)[8],
+                                                      const float (&k)[8], const float (&co)[8], bf16_t* q_out,
+                                                      bf16_t* q_lo, bf16_t* bk_out, bf16_t* KC) {
+  constexpr int GL = kGateLd<K>;
   float g[8], ex[8], x[8];
   {
     float gr[8];
@@ -513,18 +516,25 @@ __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const f
 #pragma unroll
     for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
   }
-  load8(x, qs + i * KP + d0);
 #pragma unroll
-  for (int e = 0; e < 8; ++e) x[e] *= ex[e];
+  for (int e = 0; e < 8; ++e) x[e] = q[e] * ex[e];
   store8(q_out, x);
   store8<true>(q_lo, x);
-  float co[8], k[8];
-  load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
-  load8(k, ks + i * KP + d0);
 #pragma unroll
   for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
   store8(bk_out, x);
   packed_col_rows8<K, false>(i, J, d0, g, k, x, Gs, KC, nullptr);
+}
+template <int VAR, int K>
+__device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
+                                                   const float* betas, const bf16_t* bs, bf16_t* q_out, bf16_t* q_lo,
+                                                   bf16_t* bk_out, bf16_t* KC) {
+  constexpr int KP = K + 8;
+  float q[8], k[8], co[8];
+  load8(q, qs + i * KP + d0);
+  load8(k, ks + i * KP + d0);
+  load_row_coef8<VAR, KP>(co, betas, bs, i, d0);
+  build_scaled_rows8_of<K>(i, J, d0, Gs, q, k, co, q_out, q_lo, bk_out, KC);
 }
 
 // Packed per-block operands have 16 (I + 1) rows for block I (kPackedRows in all): the column

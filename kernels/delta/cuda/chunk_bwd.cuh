@@ -127,12 +127,25 @@ struct WgBwdShape {
   static_assert(tiles % 1024 == 0 && Dt % 1024 == 0 && Et % 1024 == 0, "swizzled tiles are 1024-byte aligned");
 };
 
-template <int VAR, int K, int V, int BV>
+// QRAW (GDN, the Recompute backward: the replay writes no Q̂): the stage takes q in Q̂'s place and
+// every thread turns the pieces of it that it copied into Q̂ = Q ⊙ e^G and its second bf16 term
+// (the rows' e^G from p.gate_rows, the replay's), the values wy_prep's chunk_operands8 forms, bit
+// for bit. The replay then writes 2 × [C][K] bf16 less a chunk and this pass reads one tile less.
+template <int VAR, int K, int V, int BV, bool QRAW = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   using L = WgBwdShape<K, BV, kQlo, kKraw>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
+  static_assert(!QRAW || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
+  // A thread's pieces of a [C][K] tile in async_tile_sw128's order: rows q_row0 + q_step i, column q_col.
+  constexpr int kQPieces = kChunk * K / 8 / kThreads, kQStep = kThreads / (K / 8);
+  const int q_row0 = threadIdx.x / (K / 8), q_col = 8 * (threadIdx.x % (K / 8));
+  float eg_cur[kQPieces], eg_next[kQPieces];  // QRAW: e^G of this thread's rows, this step's and the next's
+  auto load_row_gates = [&](float (&eg)[kQPieces], int c) {
+#pragma unroll
+    for (int i = 0; i < kQPieces; ++i) eg[i] = p.gate_rows[(int64_t(c) * p.H + blockIdx.y) * 2 * kChunk + q_row0 + i * kQStep];
+  };
   static_assert(L::fits, "state_bwd's shared memory exceeds the H200's 227 KB per block");
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
@@ -158,8 +171,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(t + off); };
     async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
-    async_tile_sw128<kChunk, K>(bf(L::Qh), p.Qg + baseK, strideK, len);
-    if constexpr (kQlo) async_tile_sw128<kChunk, K>(bf(L::Qlo), p.Qlo + baseK, strideK, len);
+    async_tile_sw128<kChunk, K>(bf(L::Qh), (QRAW ? p.q : p.Qg) + baseK, strideK, len);
+    if constexpr (kQlo && !QRAW) async_tile_sw128<kChunk, K>(bf(L::Qlo), p.Qlo + baseK, strideK, len);
     async_tile_sw128<kChunk, kChunk>(bf(L::P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
     async_tile_sw128<kChunk, BV>(bf(L::dO), p.dout + (int64_t(tok0) * p.H + h) * V + v0, strideV, len);
     async_tile<1, K * 4>(sm + L::gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
@@ -176,6 +189,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   auto chunk = [&](int i) { return c_begin + count - 1 - i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
   if (count > 0) prefetch(0, chunk(0), span(0));
+  if constexpr (QRAW)
+    if (count > 0) load_row_gates(eg_cur, chunk(0));
   cp_async_commit();
   ChunkSpan ahead = span(1);
   __syncthreads();  // step 0's span (thread 0 stored it) before it is read
@@ -183,6 +198,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   for (int i = 0; i < count; ++i) {
     const int st = i % L::NS;
     if (i + 1 < count) prefetch((i + 1) % L::NS, chunk(i + 1), ahead);
+    if constexpr (QRAW)
+      if (i + 1 < count) load_row_gates(eg_next, chunk(i + 1));
     ahead = span(i + 2);
     cp_async_commit();
     cp_async_wait<1>();
@@ -190,6 +207,20 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     const char* const t = tiles(st);
     const char* const sm = smalls(st);
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(t + off); };
+    if constexpr (QRAW) {  // this thread's landed pieces of q -> Q̂ and its second term (the barrier below publishes them)
+      bf16_t* const qh = reinterpret_cast<bf16_t*>(tiles(st) + L::Qh);
+      bf16_t* const qlo = reinterpret_cast<bf16_t*>(tiles(st) + L::Qlo);
+#pragma unroll
+      for (int j = 0; j < kQPieces; ++j) {
+        const int off = wg::tile_offset<kChunk>(q_row0 + j * kQStep, q_col);
+        float x[8];
+        load8(x, qh + off);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) x[e] *= eg_cur[j];
+        store8(qh + off, x);
+        store8<true>(qlo + off, x);
+      }
+    }
     const float* const gam = reinterpret_cast<const float*>(sm + L::gam);
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + L::span);
     const int64_t baseV = (int64_t(sp.tok0) * p.H + h) * V + v0;
@@ -243,6 +274,13 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
     phase_mark(p.phase_cycles, 3);
+    // The next step's e^G, loaded a step ago: moved at the step's end, not beside the pass, where
+    // the move waited for the load (GDN's state_bwd 177 -> 191 us, its "wait" phase 1953 -> 3810
+    // cycles a step; H200, 2026-12-01, docs/measurements/2026-12-01-s18/call5-qraw/).
+    if constexpr (QRAW) {
+#pragma unroll
+      for (int j = 0; j < kQPieces; ++j) eg_cur[j] = eg_next[j];
+    }
   }
   cp_async_wait<0>();
   if (holds_state && p.dh0)

@@ -572,7 +572,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
 
 // ------------------------------------------------------------------------------------------------
 // wy_replay: the Recompute backward's rebuild of what the state passes read (W, U, Q̂ with its
-// second term, K̄, e^γ) from the inputs and the saved 𝒯. The forward keeps P beside 𝒯 (as FLA's
+// second term, K̄, e^γ; GDN: W, U, e^γ and the row gates) from the inputs and the saved 𝒯. The forward keeps P beside 𝒯 (as FLA's
 // KDA/GDN2 keep Aqk and Akk), so no C×C product is left here: the row operands come from global
 // memory straight into registers, issued before the gate scan so that their latency overlaps it,
 // and only G, Y_W, Y_U and 𝒯 take shared memory (two CTAs an SM for channel gates too, where
@@ -600,7 +600,8 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // NT threads: 8 warps, or 16 (registers capped at 64 a thread so that two CTAs still fit an SM).
 // Two CTAs an SM for every variant: capping the registers of the scalar-gate kernels for three
 // (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
-template <int VAR, int K, int V, int NT>
+// NO_Q (GDN, REWY_EXPERIMENTS=qraw): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
+template <int VAR, int K, int V, int NT, bool NO_Q = false>
 __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = ReplayLayout<VAR, K, V>;
@@ -650,7 +651,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
 #pragma unroll
       for (int e = 0; e < 8; ++e) co[e] = betas[i];
     // GDN's replay state pass takes k and the row gates (fused_gate): no K̄.
-    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len,
+    chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len && !NO_Q,
                             i < at.len && !row_gates, YW + i * KP + d0);
   }
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);

@@ -260,21 +260,22 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
 // (P unless m holds it: the Recompute backward's replay takes the forward's); with_states (the
 // Save policy's forward, the Recompute backward's replay) also E, the state snapshots Hs and, for
 // gated variants, Q̂'s second bf16 term (state_bwd reads it). Without gates Q̂ = Q and K̄ = K: they
-// are the (contiguous) inputs themselves, and wy_prep stores no copies.
+// are the (contiguous) inputs themselves, and wy_prep stores no copies. q_hat = false: no Q̂ and no
+// second term (GDN's replay where state_bwd forms them from q: q_from_row_gates).
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
-                            const Inputs& in, const Device& dev, const Stream& s) {
+                            const Inputs& in, const Device& dev, const Stream& s, bool q_hat = true) {
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
   auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
   m.W = bf16({B, T, H, K});
   m.U = bf16({B, T, H, V});
   if (!m.P.defined()) m.P = bf16({B, T, H, kChunk});
-  m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
+  if (q_hat) m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
   m.Kg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.k;
   m.gexp = Tensor::empty({NC, H, K}, DType::F32, dev, &s);
   if (with_states) {
     m.E = bf16({B, T, H, V});
     m.Hs = bf16({NC, H, K, V});
-    if (has_gate(cfg.variant)) m.Qlo = bf16({B, T, H, K});
+    if (has_gate(cfg.variant) && q_hat) m.Qlo = bf16({B, T, H, K});
   }
 }
 
@@ -380,6 +381,17 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   return r;
 }
 
+// GDN's Recompute backward with state_bwd on wgmma (V-slices of 64 and 128), under
+// REWY_EXPERIMENTS=qraw: state_bwd forms Q̂ and its second term from q and the replay's row gates,
+// so the replay writes neither (GDN's replay always writes the row gates: fused_gate holds for its
+// state pass). Measured once, before state_bwd's e^G move was placed at the step's end: wy_replay
+// 150.7 -> 120.3 us, state_bwd 177.2 -> 191.2, backward 1.016x at shape 0 but 0.913x / 0.952x at
+// (1, 16384, 16) and (1, 32768, 32), where state_bwd is the chain (H200, 2026-12-01,
+// docs/measurements/2026-12-01-s18/call5-qraw/); the move is unmeasured, so this is off.
+static bool q_from_row_gates(const Config& cfg, const LaunchInfo& li) {
+  return cfg.variant == Variant::GDN && li.bwd_bv % 64 == 0 && experiment("qraw");
+}
+
 Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const ForwardResult& fwd, const Tensor& dout,
                const Tensor& dht) {
   const Device dev = in_raw.q.device();
@@ -418,7 +430,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   } else {
     replay.Tinv = sv.Tinv;
     replay.P = sv.P;
-    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s);
+    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li));
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
 

@@ -3,9 +3,27 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "kernels/delta/cuda/common.cuh"
 
 namespace rewy::delta::cuda_impl {
+
+// REWY_EXPERIMENTS=name[,name]: switches for experimental kernel variants, off by default, so that
+// one build times them against the default kernels in one call (scripts/device-experiments.sh):
+// an extra template flag on the kernel, its instantiation launched where experiment("name")
+// holds, at every shape and warp count (the GPU tests then cover what would become the default).
+// Now: "qraw" (GDN's Recompute backward: state_bwd forms Q̂ from q and the row gates, the replay
+// writes no Q̂; q_from_row_gates in delta_cuda.cu). wy_prep_kernel's and grad_chunk_kernel's EXP:
+// none.
+inline bool experiment(const char* name) {
+  static const std::string list = [] {
+    const char* e = std::getenv("REWY_EXPERIMENTS");
+    return "," + std::string(e ? e : "") + ",";
+  }();
+  return list.find("," + std::string(name) + ",") != std::string::npos;
+}
 
 namespace tma {
 struct StateMaps;

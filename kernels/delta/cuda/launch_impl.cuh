@@ -45,19 +45,6 @@ inline int kernel_timing() {
   return level;
 }
 
-// REWY_EXPERIMENTS=name[,name]: switches for experimental kernel variants, off by default, so that
-// one build times them against the default kernels in one call (scripts/device-experiments.sh):
-// an extra template flag on the kernel, its instantiation launched where experiment("name")
-// holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: none (wy_prep_kernel's and grad_chunk_kernel's EXP stay for the next ones).
-inline bool experiment(const char* name) {
-  static const std::string list = [] {
-    const char* e = std::getenv("REWY_EXPERIMENTS");
-    return "," + std::string(e ? e : "") + ",";
-  }();
-  return list.find("," + std::string(name) + ",") != std::string::npos;
-}
-
 // Raises the kernel's dynamic shared-memory limit to what it needs (once per instantiation); with
 // REWY_KERNEL_TIMING, notes its CTAs per SM under its timing name.
 template <class Kernel>
@@ -223,6 +210,12 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
 template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("wy_replay", VAR, K, V, NT / 32);
+  if constexpr (VAR == kGDN)
+    if (p.Qg == nullptr) {  // REWY_EXPERIMENTS=qraw: state_bwd forms Q̂
+      launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, true>, NT, ReplayLayout<VAR, K, V>::total>(name, kReplayPhases,
+                                                                                                      p, s);
+      return;
+    }
   launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT>, NT, ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
 }
 
@@ -291,10 +284,17 @@ template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
-  if constexpr (BV % 64 == 0)
+  if constexpr (BV % 64 == 0) {
+    // GDN without Q̂ in global memory (the Recompute backward's replay writes none): from q and e^G.
+    if constexpr (VAR == kGDN)
+      if (p.Qg == nullptr) {
+        launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, true>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
+            name, kStateBwdPhases, p, V / BV, s);
+        return;
+      }
     launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV>, WgBwdShape<K, BV, kQlo, kKraw>::total>(name, kStateBwdPhases,
                                                                                                   p, V / BV, s);
-  else
+  } else
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s);
 }

@@ -274,9 +274,10 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
     phase_mark(p.phase_cycles, 3);
-    // The next step's e^G, loaded a step ago: moved at the step's end, not beside the pass, where
-    // the move waited for the load (GDN's state_bwd 177 -> 191 us, its "wait" phase 1953 -> 3810
-    // cycles a step; H200, 2026-12-01, docs/measurements/2026-12-01-s18/call5-qraw/).
+    // The next step's e^G (loaded at this step's start) moves here, at the step's end: beside the
+    // pass, the move waited for that load, the likely cause of most of GDN's state_bwd going 177 ->
+    // 191 us (its "wait" phase, which holds the pass, 1953 -> 3810 cycles a step; H200, 2026-12-01,
+    // docs/measurements/2026-12-01-s18/call5-qraw/). Unmeasured here.
     if constexpr (QRAW) {
 #pragma unroll
       for (int j = 0; j < kQPieces; ++j) eg_cur[j] = eg_next[j];

@@ -128,23 +128,28 @@ struct WgBwdShape {
 };
 
 // QRAW (GDN, the Recompute backward: the replay writes no Q̂): the stage takes q in Q̂'s place and
-// every thread turns the pieces of it that it copied into Q̂ = Q ⊙ e^G and its second bf16 term
-// (the rows' e^G from p.gate_rows, the replay's), the values wy_prep's chunk_operands8 forms, bit
-// for bit. The replay then writes 2 × [C][K] bf16 less a chunk and this pass reads one tile less.
-template <int VAR, int K, int V, int BV, bool QRAW = false>
+// turns it into Q̂ = Q ⊙ e^G and its second bf16 term in shared memory (the rows' e^G from
+// p.gate_rows, the replay's), the values wy_prep's chunk_operands8 forms, bit for bit; the replay
+// then writes 2 × [C][K] bf16 less a chunk and this pass reads one tile less. 1: every thread, its
+// own landed pieces of this step's q, before the step's first barrier (on the chain). 2: warpgroup
+// 0 copies the whole q tile and converts the next stage's while warpgroup 1 forms ∂E (off it).
+template <int VAR, int K, int V, int BV, int QRAW = 0>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   using L = WgBwdShape<K, BV, kQlo, kKraw>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
-  static_assert(!QRAW || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
-  // A thread's pieces of a [C][K] tile in async_tile_sw128's order: rows q_row0 + q_step i, column q_col.
-  constexpr int kQPieces = kChunk * K / 8 / kThreads, kQStep = kThreads / (K / 8);
-  const int q_row0 = threadIdx.x / (K / 8), q_col = 8 * (threadIdx.x % (K / 8));
-  float eg_cur[kQPieces], eg_next[kQPieces];  // QRAW: e^G of this thread's rows, this step's and the next's
+  static_assert(QRAW == 0 || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
+  // The q tile's converting threads' pieces, in async_tile_sw128's order: rows q_row0 + q_step j,
+  // column q_col.
+  constexpr int kQThreads = QRAW == 2 ? 128 : kThreads;
+  constexpr int kQPieces = kChunk * K / 8 / kQThreads, kQStep = kQThreads / (K / 8);
+  const int q_row0 = int(threadIdx.x) % kQThreads / (K / 8), q_col = 8 * (threadIdx.x % (K / 8));
+  // QRAW: e^G of this thread's rows for the stage it converts next (eg_cur) and the one after.
+  float eg_cur[kQPieces], eg_next[kQPieces];
   auto load_row_gates = [&](float (&eg)[kQPieces], int c) {
 #pragma unroll
-    for (int i = 0; i < kQPieces; ++i) eg[i] = p.gate_rows[(int64_t(c) * p.H + blockIdx.y) * 2 * kChunk + q_row0 + i * kQStep];
+    for (int j = 0; j < kQPieces; ++j) eg[j] = p.gate_rows[(int64_t(c) * p.H + blockIdx.y) * 2 * kChunk + q_row0 + j * kQStep];
   };
   static_assert(L::fits, "state_bwd's shared memory exceeds the H200's 227 KB per block");
   extern __shared__ __align__(16) char raw[];
@@ -171,7 +176,17 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(t + off); };
     async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
-    async_tile_sw128<kChunk, K>(bf(L::Qh), (QRAW ? p.q : p.Qg) + baseK, strideK, len);
+    if constexpr (QRAW == 2) {  // warpgroup 0 alone: the threads that convert it
+      if (threadIdx.x < kQThreads)
+#pragma unroll
+        for (int j = 0; j < kQPieces; ++j) {
+          const int r = q_row0 + j * kQStep;
+          cp_async16(bf(L::Qh) + wg::tile_offset<kChunk>(r, q_col), p.q + baseK + (r < len ? int64_t(r) * strideK + q_col : 0),
+                     r < len);
+        }
+    } else {
+      async_tile_sw128<kChunk, K>(bf(L::Qh), (QRAW ? p.q : p.Qg) + baseK, strideK, len);
+    }
     if constexpr (kQlo && !QRAW) async_tile_sw128<kChunk, K>(bf(L::Qlo), p.Qlo + baseK, strideK, len);
     async_tile_sw128<kChunk, kChunk>(bf(L::P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
     async_tile_sw128<kChunk, BV>(bf(L::dO), p.dout + (int64_t(tok0) * p.H + h) * V + v0, strideV, len);
@@ -188,18 +203,42 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto chunk = [&](int i) { return c_begin + count - 1 - i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
+  // q of stage st (this thread's landed pieces) -> Q̂ and its second term, in place and in Qlo.
+  auto convert_q = [&](int st, const float (&eg)[kQPieces]) {
+    bf16_t* const qh = reinterpret_cast<bf16_t*>(tiles(st) + L::Qh);
+    bf16_t* const qlo = reinterpret_cast<bf16_t*>(tiles(st) + L::Qlo);
+#pragma unroll
+    for (int j = 0; j < kQPieces; ++j) {
+      const int off = wg::tile_offset<kChunk>(q_row0 + j * kQStep, q_col);
+      float x[8];
+      load8(x, qh + off);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] *= eg[j];
+      store8(qh + off, x);
+      store8<true>(qlo + off, x);
+    }
+  };
   if (count > 0) prefetch(0, chunk(0), span(0));
-  if constexpr (QRAW)
-    if (count > 0) load_row_gates(eg_cur, chunk(0));
   cp_async_commit();
+  if constexpr (QRAW == 1)
+    if (count > 0) load_row_gates(eg_cur, chunk(0));
+  if constexpr (QRAW == 2)
+    if (count > 0 && threadIdx.x < kQThreads) {  // stage 0 here; from then on one stage ahead
+      load_row_gates(eg_next, chunk(0));
+      cp_async_wait<0>();
+      convert_q(0, eg_next);
+      if (count > 1) load_row_gates(eg_cur, chunk(1));
+    }
   ChunkSpan ahead = span(1);
   __syncthreads();  // step 0's span (thread 0 stored it) before it is read
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     const int st = i % L::NS;
     if (i + 1 < count) prefetch((i + 1) % L::NS, chunk(i + 1), ahead);
-    if constexpr (QRAW)
+    if constexpr (QRAW == 1)
       if (i + 1 < count) load_row_gates(eg_next, chunk(i + 1));
+    if constexpr (QRAW == 2)
+      if (i + 2 < count && threadIdx.x < kQThreads) load_row_gates(eg_next, chunk(i + 2));
     ahead = span(i + 2);
     cp_async_commit();
     cp_async_wait<1>();
@@ -207,20 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     const char* const t = tiles(st);
     const char* const sm = smalls(st);
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(t + off); };
-    if constexpr (QRAW) {  // this thread's landed pieces of q -> Q̂ and its second term (the barrier below publishes them)
-      bf16_t* const qh = reinterpret_cast<bf16_t*>(tiles(st) + L::Qh);
-      bf16_t* const qlo = reinterpret_cast<bf16_t*>(tiles(st) + L::Qlo);
-#pragma unroll
-      for (int j = 0; j < kQPieces; ++j) {
-        const int off = wg::tile_offset<kChunk>(q_row0 + j * kQStep, q_col);
-        float x[8];
-        load8(x, qh + off);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) x[e] *= eg_cur[j];
-        store8(qh + off, x);
-        store8<true>(qlo + off, x);
-      }
-    }
+    if constexpr (QRAW == 1) convert_q(st, eg_cur);  // (the barrier below publishes it)
     const float* const gam = reinterpret_cast<const float*>(sm + L::gam);
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + L::span);
     const int64_t baseV = (int64_t(sp.tok0) * p.H + h) * V + v0;
@@ -241,6 +267,11 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
       if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
     }
+    if constexpr (QRAW == 2)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
+      if (threadIdx.x < kQThreads && i + 1 < count) {
+        cp_async_wait<0>();
+        convert_q((i + 1) % L::NS, eg_cur);
+      }
     if (forms_dE) {  // ∂E = s Pᵀ∂O + K̄ ∂H⁺ (scalar gates: Diag(e^{γ−G}) K ∂H⁺), as s (Pᵀ∂O + K̄∂H⁺/s)
       wg::gemm<BV, K, Major::K, Major::K>(acc, bf(L::Kb), Dt, false);
       if constexpr (kKraw) {
@@ -278,7 +309,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     // pass, the move waited for that load, the likely cause of most of GDN's state_bwd going 177 ->
     // 191 us (its "wait" phase, which holds the pass, 1953 -> 3810 cycles a step; H200, 2026-12-01,
     // docs/measurements/2026-12-01-s18/call5-qraw/). Unmeasured here.
-    if constexpr (QRAW) {
+    if constexpr (QRAW != 0) {
 #pragma unroll
       for (int j = 0; j < kQPieces; ++j) eg_cur[j] = eg_next[j];
     }

@@ -286,10 +286,15 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
   if constexpr (BV % 64 == 0) {
     // GDN without Q̂ in global memory (the Recompute backward's replay writes none): from q and e^G.
+    // (REWY_EXPERIMENTS=qraw or qraw2: state_bwd_wg_kernel's QRAW 1 or 2).
     if constexpr (VAR == kGDN)
       if (p.Qg == nullptr) {
-        launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, true>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
-            name, kStateBwdPhases, p, V / BV, s);
+        if (experiment("qraw2"))
+          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, 2>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
+              name, kStateBwdPhases, p, V / BV, s);
+        else
+          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, 1>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
+              name, kStateBwdPhases, p, V / BV, s);
         return;
       }
     launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV>, WgBwdShape<K, BV, kQlo, kKraw>::total>(name, kStateBwdPhases,

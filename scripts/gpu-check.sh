@@ -113,12 +113,11 @@ if command -v compute-sanitizer >/dev/null 2>&1 && [ "${SANITIZERS:-1}" = 1 ]; t
       >"$build/repro-build.log" 2>&1; then
     detail=""
     for pattern in 0 1 2; do
-      timeout 60 compute-sanitizer --tool racecheck "$repro" "$pattern" >"$build/repro-racecheck-$pattern.log" 2>&1
       log="$build/repro-racecheck-$pattern.log"
-      hz=$(grep -oE "[0-9]+ hazards displayed" "$log" | grep -oE "^[0-9]+")
+      timeout 60 compute-sanitizer --tool racecheck "$repro" "$pattern" >"$log" 2>&1
+      hz=$(grep -oE "[0-9]+ hazards? displayed" "$log" | grep -oE "^[0-9]+")  # "1 hazard displayed"
       vals=$(grep -oE "values (right|wrong)|wrong values" "$log" | head -1)
-      # no summary line: the tool's last words instead
-      detail+="pattern $pattern: ${hz:-? ($(grep -v '^ *$' "$log" | tail -1 | cut -c1-80))} hazards, ${vals:-no result}; "
+      detail+="pattern $pattern: ${hz:-?} hazards, ${vals:-no result}; "
       # Into the caller's log, not $OUT (the device returns at most 8 files from it).
       echo "--- barrier repro, pattern $pattern (racecheck, first lines):"
       grep -v '^ *$' "$log" | head -24

@@ -95,7 +95,10 @@ struct Config {
   // ones at V-slices of 16 and 32). H200, 2026-12-01: wy_prep 1.027x KDA, 1.067x GDN2, 1.038x GDN
   // at V-slices of 32. Off by default: compute-sanitizer's racecheck reports hazards across the
   // block barrier that follows the solve's named barrier (3 warps) in these kernels
-  // (docs/measurements/2026-12-01-s17/call3-experiments/race_none.log); not yet shown to be false.
+  // (docs/measurements/2026-12-01-s17/call3-experiments/race_none.log); it reports the same pair
+  // in a 40-line kernel with right results (tests/repro/named_barrier_racecheck.cu,
+  // docs/measurements/2026-12-01-s18/call3-ab/), so they look like the tool's; on, the small
+  // case's racecheck would have to run without it.
   bool prep_overlap = false;
   // CUDA: warps of the Recompute backward's WY replay (wy_replay): 0 picks (8), 8 or 16.
   int replay_warps = 0;

@@ -177,13 +177,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
     if constexpr (QRAW == 2) {  // warpgroup 0 alone: the threads that convert it
-      if (threadIdx.x < kQThreads)
-#pragma unroll
-        for (int j = 0; j < kQPieces; ++j) {
-          const int r = q_row0 + j * kQStep;
-          cp_async16(bf(L::Qh) + wg::tile_offset<kChunk>(r, q_col), p.q + baseK + (r < len ? int64_t(r) * strideK + q_col : 0),
-                     r < len);
-        }
+      if (threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
     } else {
       async_tile_sw128<kChunk, K>(bf(L::Qh), (QRAW ? p.q : p.Qg) + baseK, strideK, len);
     }

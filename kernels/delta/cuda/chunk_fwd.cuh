@@ -838,12 +838,12 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
 // w < K / 64 updates its state rows [64 w, 64 w + 64): H ← e^γ ⊙ H + K̄ᵀ E.
 
 // cp.async of a [ROWS][COLS] bf16 tile (global rows row_stride elements apart) into wgmma.cuh's
-// swizzled K-major layout; rows >= valid are zero-filled.
-template <int ROWS, int COLS>
+// swizzled K-major layout, by threads 0 .. NT − 1; rows >= valid are zero-filled.
+template <int ROWS, int COLS, int NT = kThreads>
 __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src, int64_t row_stride, int valid) {
   constexpr int kChunks = COLS / 8;  // 16-byte pieces of a row
-  static_assert(kThreads % kChunks == 0 && ROWS * kChunks % kThreads == 0, "pieces must tile the block evenly");
-  constexpr int kStep = kThreads / kChunks;  // a multiple of 8: a thread's swizzle phase is fixed
+  static_assert(NT % kChunks == 0 && ROWS * kChunks % NT == 0, "pieces must tile the threads evenly");
+  constexpr int kStep = NT / kChunks;  // a multiple of 8: a thread's swizzle phase is fixed
   const int r0 = threadIdx.x / kChunks, col = 8 * (threadIdx.x % kChunks);
 #pragma unroll
   for (int i = 0; i < ROWS / kStep; ++i) {

@@ -210,13 +210,18 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
 template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("wy_replay", VAR, K, V, NT / 32);
-  if constexpr (VAR == kGDN)
-    if (p.Qg == nullptr) {  // REWY_EXPERIMENTS=qraw: state_bwd forms Q̂
-      launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, true>, NT, ReplayLayout<VAR, K, V>::total>(name, kReplayPhases,
-                                                                                                      p, s);
+  auto with = [&](auto no_q) {
+    launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value>, NT, ReplayLayout<VAR, K, V>::total>(
+        name, kReplayPhases, p, s);
+  };
+  // GDN with p.Qg null (REWY_EXPERIMENTS=qraw, qraw2): state_bwd forms Q̂, the replay writes none.
+  if constexpr (VAR == kGDN) {
+    if (p.Qg == nullptr) {
+      with(std::true_type{});
       return;
     }
-  launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT>, NT, ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
+  }
+  with(std::false_type{});
 }
 
 template <int VAR, int K, int V>
@@ -285,20 +290,20 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
   if constexpr (BV % 64 == 0) {
-    // GDN without Q̂ in global memory (the Recompute backward's replay writes none): from q and e^G.
-    // (REWY_EXPERIMENTS=qraw or qraw2: state_bwd_wg_kernel's QRAW 1 or 2).
-    if constexpr (VAR == kGDN)
+    auto with = [&](auto qraw) {
+      launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
+          name, kStateBwdPhases, p, V / BV, s);
+    };
+    // GDN without Q̂ in global memory (the replay wrote none): from q and e^G, state_bwd_wg_kernel's
+    // QRAW 1 (REWY_EXPERIMENTS=qraw) or 2 (qraw2). (GDN alone instantiates them.)
+    if constexpr (VAR == kGDN) {
       if (p.Qg == nullptr) {
-        if (experiment("qraw2"))
-          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, 2>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
-              name, kStateBwdPhases, p, V / BV, s);
-        else
-          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, 1>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
-              name, kStateBwdPhases, p, V / BV, s);
+        if (experiment("qraw2")) with(std::integral_constant<int, 2>{});
+        else with(std::integral_constant<int, 1>{});
         return;
       }
-    launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV>, WgBwdShape<K, BV, kQlo, kKraw>::total>(name, kStateBwdPhases,
-                                                                                                  p, V / BV, s);
+    }
+    with(std::integral_constant<int, 0>{});
   } else
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s);

@@ -51,11 +51,29 @@ std::vector<Case> cases() {
 
 using Outputs = std::map<std::string, Tensor>;
 
+// The bf16 twin's error of one output: the kernels' bar is twice it. GDN's dg (one scalar a step,
+// a sum over K x V whose terms cancel) has a twin error that swings 7x with the seed at the same
+// shape (T = 1000, K = V = 128: 1.6e-3 to 1.2e-2 over 40 seeds; KDA's per-channel dg 4.0-4.2e-3),
+// so a lucky twin made a bar below bf16's own level (seed 9292137: twin 1.6e-3, every kernel
+// configuration 2.7-3.9e-3, rewy's and the baseline's alike). dg is formed from key-gradient
+// products, so its twin error is floored at the twin's dk error.
+double twin_error(const CpuReference& ref, const std::string& key) {
+  const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
+  if (key != "dg") return et;
+  return std::max(et, relative_error(ref.twin.at("dk"), ref.exact.at("dk")));
+}
+
+// A fresh 24-bit seed per test; REWY_TEST_SEED=<n> replays the one a failure printed.
+uint64_t fresh_seed() {
+  if (const char* s = std::getenv("REWY_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return uint64_t(std::random_device{}()) & 0xffffff;
+}
+
 void check_variant(Variant variant) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const auto cs = cases();
-  const uint64_t seed0 = uint64_t(std::random_device{}()) & 0xffffff;
+  const uint64_t seed0 = fresh_seed();
   std::vector<RandomCase> inputs;
   std::vector<std::future<CpuReference>> refs;
   for (size_t i = 0; i < cs.size(); ++i) {
@@ -96,12 +114,12 @@ void check_variant(Variant variant) {
         ASSERT_EQ(out.size(), ref.exact.size());
         for (const auto& [key, t] : out) {
           const Tensor& ex = ref.exact.at(key);
-          const double e = relative_error(t, ex), et = relative_error(ref.twin.at(key), ex);
+          const double e = relative_error(t, ex), et = twin_error(ref, key);
           const double bar = std::max(2.0 * et, 1e-5);
           line += fmt::format(" {} {:.1e}/{:.1e}", key, e, et);
-          EXPECT_TRUE(all_finite(t)) << line << ": " << key << " has NaN/inf (seed " << seed0 + i << ")";
+          EXPECT_TRUE(all_finite(t)) << line << ": " << key << " has NaN/inf (replay: REWY_TEST_SEED=" << seed0 << ")";
           EXPECT_LE(e, bar) << line << ": " << key << " error " << e << " above 2x the bf16 twin's " << et
-                            << " (seed " << seed0 + i << ")";
+                            << " (replay: REWY_TEST_SEED=" << seed0 << ")";
         }
         fmt::print("{}\n", line);
       }
@@ -132,7 +150,7 @@ TEST(GpuDelta, ChannelGatesRealisticAndOutOfRange) {
     const CpuReference ref = cpu_reference(v, c);
     const Outputs out = run_named(cfg, to_cuda(c, cuda(0)));
     for (const auto& [key, t] : out) {
-      const double e = relative_error(t, ref.exact.at(key)), et = relative_error(ref.twin.at(key), ref.exact.at(key));
+      const double e = relative_error(t, ref.exact.at(key)), et = twin_error(ref, key);
       fmt::print("{} realistic gates {} {:.2e} (twin {:.2e})\n", name(v), key, e, et);
       EXPECT_TRUE(all_finite(t)) << key;
       EXPECT_LE(e, std::max(2.0 * et, 1e-5)) << name(v) << " " << key;
@@ -192,7 +210,7 @@ TEST(GpuDelta, MisalignedInputViews) {
     cfg.variant = variant;
     const Outputs out = run_named(cfg, dev);
     for (const auto& [key, t] : out) {
-      const double e = relative_error(t, ref.exact.at(key)), et = relative_error(ref.twin.at(key), ref.exact.at(key));
+      const double e = relative_error(t, ref.exact.at(key)), et = twin_error(ref, key);
       EXPECT_TRUE(all_finite(t)) << name(variant) << " " << key;
       EXPECT_LE(e, std::max(2.0 * et, 1e-5)) << name(variant) << " " << key << " from misaligned views";
     }
@@ -221,7 +239,7 @@ void expect_same_but_atomic_sums(const Outputs& a, const Outputs& b, const CpuRe
     const std::string where = what + " " + key;
     EXPECT_TRUE(all_finite(t)) << where;
     if (key == "dbeta" || key == "dg") {
-      const double et = relative_error(ref.twin.at(key), ref.exact.at(key));
+      const double et = twin_error(ref, key);
       for (const Tensor* r : {&t, &b.at(key)})
         EXPECT_LE(relative_error(*r, ref.exact.at(key)), std::max(2.0 * et, 1e-5)) << where;
     } else {
@@ -236,7 +254,7 @@ void expect_same_but_atomic_sums(const Outputs& a, const Outputs& b, const CpuRe
 TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
-  const uint64_t seed = uint64_t(std::random_device{}()) & 0xffffff;
+  const uint64_t seed = fresh_seed();
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
     const RandomCase c = make_random_case(two_sequences(variant, 4, 128, 128, seed));
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
@@ -248,7 +266,7 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
     cfg.concurrent_state_passes = false;
     const Outputs serial = run_named(cfg, dev);
     expect_same_but_atomic_sums(concurrent, serial, ref_future.get(),
-                                std::string(name(variant)) + " (seed " + std::to_string(seed) + ")");
+                                std::string(name(variant)) + " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
   }
 }
 
@@ -260,7 +278,7 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
 TEST(GpuDelta, MulticastStateTilesMatchPlain) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
-  const uint64_t seed = uint64_t(std::random_device{}()) & 0xffffff;
+  const uint64_t seed = fresh_seed();
   const int64_t dims[][2] = {{128, 128}, {64, 64}};
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2})
     for (const auto& kv : dims) {
@@ -283,6 +301,6 @@ TEST(GpuDelta, MulticastStateTilesMatchPlain) {
       for (const auto& [shared, plain] : runs)
         expect_same_but_atomic_sums(shared, plain, ref,
                                     std::string(name(variant)) + " K=" + std::to_string(kv[0]) + " V=" +
-                                        std::to_string(kv[1]) + " (seed " + std::to_string(seed) + ")");
+                                        std::to_string(kv[1]) + " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
     }
 }

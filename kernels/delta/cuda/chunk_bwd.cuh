@@ -130,19 +130,20 @@ struct WgBwdShape {
 // QRAW (GDN, the Recompute backward: the replay writes no Q̂): the stage takes q in Q̂'s place and
 // turns it into Q̂ = Q ⊙ e^G and its second bf16 term in shared memory (the rows' e^G from
 // p.gate_rows, the replay's), the values wy_prep's chunk_operands8 forms, bit for bit; the replay
-// then writes 2 × [C][K] bf16 less a chunk and this pass reads one tile less. 1: every thread, its
-// own landed pieces of this step's q, before the step's first barrier (on the chain). 2: warpgroup
-// 0 copies the whole q tile and converts the next stage's while warpgroup 1 forms ∂E (off it).
-template <int VAR, int K, int V, int BV, int QRAW = 0>
+// then writes 2 × [C][K] bf16 less a chunk and this pass reads one tile less. Warpgroup 0 copies
+// the whole q tile and converts the next stage's while warpgroup 1 forms ∂E, off the step's chain
+// (converting each step's own q before its first barrier put it on the chain: state_bwd 176 ->
+// 190 us at shape 0, against 176 -> 157 this way; H200, 2026-12-01, docs/measurements/2026-12-01-s19/).
+template <int VAR, int K, int V, int BV, bool QRAW = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   using L = WgBwdShape<K, BV, kQlo, kKraw>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
-  static_assert(QRAW == 0 || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
+  static_assert(!QRAW || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
   // The q tile's converting threads' pieces, in async_tile_sw128's order: rows q_row0 + q_step j,
   // column q_col.
-  constexpr int kQThreads = QRAW == 2 ? 128 : kThreads;
+  constexpr int kQThreads = 128;  // warpgroup 0
   constexpr int kQPieces = kChunk * K / 8 / kQThreads, kQStep = kQThreads / (K / 8);
   const int q_row0 = int(threadIdx.x) % kQThreads / (K / 8), q_col = 8 * (threadIdx.x % (K / 8));
   // QRAW: e^G of this thread's rows for the stage it converts next (eg_cur) and the one after.
@@ -176,10 +177,10 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(t + off); };
     async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
-    if constexpr (QRAW == 2) {  // warpgroup 0 alone: the threads that convert it
+    if constexpr (QRAW) {  // warpgroup 0 alone: the threads that convert it
       if (threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
     } else {
-      async_tile_sw128<kChunk, K>(bf(L::Qh), (QRAW ? p.q : p.Qg) + baseK, strideK, len);
+      async_tile_sw128<kChunk, K>(bf(L::Qh), p.Qg + baseK, strideK, len);
     }
     if constexpr (kQlo && !QRAW) async_tile_sw128<kChunk, K>(bf(L::Qlo), p.Qlo + baseK, strideK, len);
     async_tile_sw128<kChunk, kChunk>(bf(L::P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
@@ -214,9 +215,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   };
   if (count > 0) prefetch(0, chunk(0), span(0));
   cp_async_commit();
-  if constexpr (QRAW == 1)
-    if (count > 0) load_row_gates(eg_cur, chunk(0));
-  if constexpr (QRAW == 2)
+  if constexpr (QRAW)
     if (count > 0 && threadIdx.x < kQThreads) {  // stage 0 here; from then on one stage ahead
       load_row_gates(eg_next, chunk(0));
       cp_async_wait<0>();
@@ -229,9 +228,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   for (int i = 0; i < count; ++i) {
     const int st = i % L::NS;
     if (i + 1 < count) prefetch((i + 1) % L::NS, chunk(i + 1), ahead);
-    if constexpr (QRAW == 1)
-      if (i + 1 < count) load_row_gates(eg_next, chunk(i + 1));
-    if constexpr (QRAW == 2)
+    if constexpr (QRAW)
       if (i + 2 < count && threadIdx.x < kQThreads) load_row_gates(eg_next, chunk(i + 2));
     ahead = span(i + 2);
     cp_async_commit();
@@ -240,7 +237,6 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     const char* const t = tiles(st);
     const char* const sm = smalls(st);
     auto bf = [&](size_t off) { return reinterpret_cast<const bf16_t*>(t + off); };
-    if constexpr (QRAW == 1) convert_q(st, eg_cur);  // (the barrier below publishes it)
     const float* const gam = reinterpret_cast<const float*>(sm + L::gam);
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + L::span);
     const int64_t baseV = (int64_t(sp.tok0) * p.H + h) * V + v0;
@@ -261,7 +257,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
       if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
     }
-    if constexpr (QRAW == 2)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
+    if constexpr (QRAW)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
       if (threadIdx.x < kQThreads && i + 1 < count) {
         cp_async_wait<0>();
         convert_q((i + 1) % L::NS, eg_cur);
@@ -299,11 +295,9 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
     phase_mark(p.phase_cycles, 3);
-    // The next step's e^G (loaded at this step's start) moves here, at the step's end: beside the
-    // pass, the move waited for that load, the likely cause of most of GDN's state_bwd going 177 ->
-    // 191 us (its "wait" phase, which holds the pass, 1953 -> 3810 cycles a step; H200, 2026-12-01,
-    // docs/measurements/2026-12-01-s18/call5-qraw/). Unmeasured here.
-    if constexpr (QRAW != 0) {
+    // The e^G loaded two steps ahead becomes the next conversion's at the step's end, not beside
+    // its global load.
+    if constexpr (QRAW) {
 #pragma unroll
       for (int j = 0; j < kQPieces; ++j) eg_cur[j] = eg_next[j];
     }

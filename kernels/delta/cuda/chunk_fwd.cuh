@@ -600,7 +600,7 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // NT threads: 8 warps, or 16 (registers capped at 64 a thread so that two CTAs still fit an SM).
 // Two CTAs an SM for every variant: capping the registers of the scalar-gate kernels for three
 // (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
-// NO_Q (GDN, REWY_EXPERIMENTS=qraw): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
+// NO_Q (GDN's Recompute backward, q_from_row_gates): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
 template <int VAR, int K, int V, int NT, bool NO_Q = false>
 __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");

@@ -381,15 +381,14 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   return r;
 }
 
-// GDN's Recompute backward with state_bwd on wgmma (V-slices of 64 and 128), under
-// REWY_EXPERIMENTS=qraw (or qraw2, the conversion one stage ahead on warpgroup 0, off the chain):
-// state_bwd forms Q̂ and its second term from q and the replay's row gates, so the replay writes
-// neither (GDN's replay always writes the row gates: fused_gate holds for its state pass). Measured once, before state_bwd's e^G move was placed at the step's end: wy_replay
-// 150.7 -> 120.3 us, state_bwd 177.2 -> 191.2, backward 1.016x at shape 0 but 0.913x / 0.952x at
-// (1, 16384, 16) and (1, 32768, 32), where state_bwd is the chain (H200, 2026-12-01,
-// docs/measurements/2026-12-01-s18/call5-qraw/); the move is unmeasured, so this is off.
+// GDN's Recompute backward with state_bwd on wgmma (V-slices of 64 and 128): state_bwd forms Q̂
+// and its second term from q and the replay's row gates, so the replay writes neither (GDN's
+// replay always writes the row gates: fused_gate holds for its state pass). wy_replay 151.8 ->
+// 118.9 us, state_bwd 176.8 -> 155.9, the backward 1.056x / 1.023x / 1.010x at shapes 0, 3, 5
+// (H200, 2026-12-01, `EXPERIMENTS=qraw2 bash scripts/device-experiments.sh`,
+// docs/measurements/2026-12-01-s19/).
 static bool q_from_row_gates(const Config& cfg, const LaunchInfo& li) {
-  return cfg.variant == Variant::GDN && li.bwd_bv % 64 == 0 && (experiment("qraw") || experiment("qraw2"));
+  return cfg.variant == Variant::GDN && li.bwd_bv % 64 == 0;
 }
 
 Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const ForwardResult& fwd, const Tensor& dout,

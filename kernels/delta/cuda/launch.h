@@ -14,9 +14,7 @@ namespace rewy::delta::cuda_impl {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: "qraw", "qraw2" (GDN's Recompute backward: state_bwd forms Q̂ from q and the row gates,
-// the replay writes no Q̂; q_from_row_gates in delta_cuda.cu, state_bwd_wg_kernel's QRAW).
-// wy_prep_kernel's and grad_chunk_kernel's EXP: none.
+// Now: none (wy_prep_kernel's and grad_chunk_kernel's EXP flags are unused).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");

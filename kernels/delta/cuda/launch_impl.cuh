@@ -214,7 +214,7 @@ void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
     launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value>, NT, ReplayLayout<VAR, K, V>::total>(
         name, kReplayPhases, p, s);
   };
-  // GDN with p.Qg null (REWY_EXPERIMENTS=qraw, qraw2): state_bwd forms Q̂, the replay writes none.
+  // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none.
   if constexpr (VAR == kGDN) {
     if (p.Qg == nullptr) {
       with(std::true_type{});
@@ -295,15 +295,14 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
           name, kStateBwdPhases, p, V / BV, s);
     };
     // GDN without Q̂ in global memory (the replay wrote none): from q and e^G, state_bwd_wg_kernel's
-    // QRAW 1 (REWY_EXPERIMENTS=qraw) or 2 (qraw2). (GDN alone instantiates them.)
+    // QRAW. (GDN alone instantiates it.)
     if constexpr (VAR == kGDN) {
       if (p.Qg == nullptr) {
-        if (experiment("qraw2")) with(std::integral_constant<int, 2>{});
-        else with(std::integral_constant<int, 1>{});
+        with(std::true_type{});
         return;
       }
     }
-    with(std::integral_constant<int, 0>{});
+    with(std::false_type{});
   } else
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s);

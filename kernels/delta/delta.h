@@ -146,6 +146,9 @@ struct Saved {
   Tensor Qlo;    // Q̂ − bf16(Q̂) in bf16 (gated variants): ∂H's Q̂ᵀ∂O uses both terms, [B, T, H, K]
   Tensor Kg;     // K̄ = K ⊙ e^{γ − G}, [B, T, H, K]
   Tensor gexp;   // e^γ of each chunk, [num_chunks, H, K]
+  // CUDA, GDN's Save policy where the state passes take row gates (state slices of 64 and 128):
+  // e^{G_i} and e^{γ − G_i} of each chunk's rows, [num_chunks, H, 2C], in place of Qg, Qlo and Kg.
+  Tensor gate_rows;
 };
 
 // CUDA: the forward's checks of g's values (g <= 0; gate spans the kernels support) run in its

@@ -854,7 +854,8 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (an MN-major wgmma
-// operand, swizzled) in U's. GATE (fused_gate): k in K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}.
+// operand, swizzled) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
+// K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}.
 template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
@@ -868,7 +869,6 @@ struct WgStateStage {
   static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || (OUTPUT && BV % 64 == 0), "the fused W, U need the output pass and whole panels of v");
-  static_assert(!GATE || FUSED || !OUTPUT, "row gates serve the fused output pass and the replay (fused_gate)");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
@@ -955,9 +955,10 @@ struct StateFwdShape {
 };
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false>
-using StateFwdLayout =
-    StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV), fused_gate(VAR, OUTPUT, STORE, BV), CLUSTER>;
+// SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false>
+using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV),
+                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1069,10 +1070,11 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set. CLUSTER: the block is one of a cluster of
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
-  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV);
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER>;
+  static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
+  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -1155,14 +1157,17 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         acc[2 * j] = uf.x - acc[2 * j];
         acc[2 * j + 1] = uf.y - acc[2 * j + 1];
       }
-      if constexpr (kGate)  // the replay: (e^{γ−G} ⊙ E)ᵀ first, it heads the step's chain
+      if constexpr (kGate) {  // (e^{γ−G} ⊙ E)ᵀ first, it heads the step's chain; the output pass's P E reads Eᵀ
         wg::store_transposed_row_scaled<BV>(acc, Edecayed, 0, row_gates + kChunk);
-      else
+        if constexpr (OUTPUT) wg::store_transposed<BV>(acc, Et, 0);
+      } else {
         wg::store_transposed<BV>(acc, Et, 0);
+      }
       if constexpr (STORE) wg_store_rows<BV>(acc, p.E + baseV, strideV, len, 1.f);
       wg::fence_smem_writes();
     } else if constexpr (OUTPUT) {
-      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H
+      wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
+      if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
     }
     __syncthreads();  // Eᵀ complete
     phase_mark(p.phase_cycles, 2);
@@ -1190,16 +1195,17 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::ctas_per_sm)) state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false>(p, nullptr);
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
+    state_fwd_kernel(const DeltaParams p) {
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>(p, nullptr);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, true>::ctas_per_sm))
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, true, SGATE>::ctas_per_sm))
     state_fwd_cluster_kernel(const DeltaParams p, const __grid_constant__ tma::StateMaps maps) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, true>(p, &maps);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, true, SGATE>(p, &maps);
 }
 
 }  // namespace rewy::delta::cuda_impl

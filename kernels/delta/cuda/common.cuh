@@ -43,8 +43,9 @@ constexpr bool fused_wu(int var, bool output, bool store, int bv) {
 // p.gate_rows. wy_prep (the fused forward) and wy_replay (the Recompute backward's replay) then
 // store those rows instead of K̄, and wy_prep instead of Q̂ too. Not the unfused Recompute forward
 // (V-slices of 16-32): there the output pass's extra row-scaled Eᵀ on a latency-bound step cost
-// more (5-8% of the pass) than wy_prep saved (H200, 2026-11-30); nor the Save forward, whose Q̂ (two
-// bf16 terms) state_bwd reads.
+// more (5-8% of the pass) than wy_prep saved (H200, 2026-11-30). GDN's Save forward takes them by
+// its own rule (save_row_gates in delta_cuda.cu, state_fwd's SGATE): it must know that state_bwd
+// will form Q̂ from q.
 constexpr bool fused_gate(int var, bool output, bool store, int bv) {
   return var == kGDN && (output ? fused_wu(var, output, store, bv) : store);
 }

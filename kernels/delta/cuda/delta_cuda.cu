@@ -261,16 +261,18 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
 // Save policy's forward, the Recompute backward's replay) also E, the state snapshots Hs and, for
 // gated variants, Q̂'s second bf16 term (state_bwd reads it). Without gates Q̂ = Q and K̄ = K: they
 // are the (contiguous) inputs themselves, and wy_prep stores no copies. q_hat = false: no Q̂ and no
-// second term (GDN's replay where state_bwd forms them from q: q_from_row_gates).
+// second term (GDN's replay where state_bwd forms them from q: q_from_row_gates). k_bar = false:
+// no K̄ (GDN's Save forward with row gates: save_row_gates).
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
-                            const Inputs& in, const Device& dev, const Stream& s, bool q_hat = true) {
+                            const Inputs& in, const Device& dev, const Stream& s, bool q_hat = true,
+                            bool k_bar = true) {
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
   auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
   m.W = bf16({B, T, H, K});
   m.U = bf16({B, T, H, V});
   if (!m.P.defined()) m.P = bf16({B, T, H, kChunk});
   if (q_hat) m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
-  m.Kg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.k;
+  if (k_bar) m.Kg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.k;
   m.gexp = Tensor::empty({NC, H, K}, DType::F32, dev, &s);
   if (with_states) {
     m.E = bf16({B, T, H, V});
@@ -290,6 +292,7 @@ void bind_intermediates(DeltaParams& p, const Saved& m) {
   p.Qlo = ptr<bf16_t>(m.Qlo);
   p.Kg = ptr<bf16_t>(m.Kg);
   p.gexp = ptr<float>(m.gexp);
+  p.gate_rows = ptr<float>(m.gate_rows);
 }
 
 // GDN's row gates (fused_gate), e^{G_i} and e^{γ − G_i} f32 [num_chunks][H][2][C], bound to p.
@@ -325,6 +328,16 @@ float resolve_scale(const Config& cfg, const Dims& d) {
   return cfg.scale != 0.0 ? float(cfg.scale) : float(1.0 / std::sqrt(double(d.K)));
 }
 
+// GDN's Save forward keeps the rows' gates instead of Q̂, its second term and K̄ (3 x [C][K] bf16 a
+// chunk less written) where both state passes take them: its output pass and state_bwd on wgmma
+// (V-slices of 64 and 128), state_bwd forming Q̂ from q as in the Recompute backward.
+bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s) {
+  if (cfg.variant != Variant::GDN || cfg.policy != Policy::Save) return false;
+  const int fwd_slice = std::min<int>(launch_info(cfg, d, s, Pass::Forward).bv, int(d.V));
+  const int bwd_slice = std::min<int>(launch_info(cfg, d, s, Pass::Backward).bwd_bv, int(d.V));
+  return fwd_slice % 64 == 0 && bwd_slice % 64 == 0;
+}
+
 }  // namespace
 
 ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
@@ -342,7 +355,9 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.policy = cfg.policy;
   const bool save = cfg.policy == Policy::Save;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s);
+  const bool saved_rows = save_row_gates(cfg, d, s);
+  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
+  if (saved_rows) sv.gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
 
@@ -361,8 +376,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
   }
-  const bool row_gates = fused_gate(var, true, li.store_state, slice);
-  if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  const bool row_gates = fused_gate(var, true, li.store_state, slice) || saved_rows;
+  if (fused_gate(var, true, li.store_state, slice)) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0)
@@ -423,9 +438,12 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
 
   Saved replay;  // Recompute: the replay's intermediates
   if (sv.policy == Policy::Save) {
-    REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.Qg.defined() && sv.gexp.defined() &&
-                   (sv.Qlo.defined() || !has_gate(cfg.variant)),
+    REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
+                   ((sv.Qg.defined() && (sv.Qlo.defined() || !has_gate(cfg.variant))) || sv.gate_rows.defined()),
                "backward: the Save policy's forward result lacks its saved tensors");
+    // Saved row gates serve state_bwd on wgmma alone (it forms Q̂ from q): a backward whose
+    // configuration chose a narrower slice than its forward's takes 64.
+    if (sv.gate_rows.defined() && std::min<int>(li.bwd_bv, int(d.V)) % 64 != 0) li.bwd_bv = 64;
   } else {
     replay.Tinv = sv.Tinv;
     replay.P = sv.P;

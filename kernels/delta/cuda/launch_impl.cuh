@@ -233,15 +233,15 @@ void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // war
 // tiles through TMA multicast) when it applies: slices narrower than V, a stage without the fused
 // W (its slot holds 𝒯 Diag(β)), maps given, and every cluster resident at once (else the plain
 // kernel: a second wave of clusters would cost more than the loads save).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
 bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   constexpr int kSlices = V / BV;
   if constexpr (kSlices < 2 || fused_wu(VAR, OUTPUT, STORE, BV)) {
     return false;
   } else {
     if (!maps) return false;
-    constexpr auto kKernel = state_fwd_cluster_kernel<VAR, K, V, BV, OUTPUT, STORE>;
-    constexpr size_t kSmem = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, true>::total;
+    constexpr auto kKernel = state_fwd_cluster_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE>;
+    constexpr size_t kSmem = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, true, SGATE>::total;
     static const std::string name =
         kname(OUTPUT ? (STORE ? "state_fwd_out_store_mc" : "state_fwd_out_mc") : "state_fwd_replay_mc", VAR, K, V, BV);
     cudaLaunchAttribute attr[1];
@@ -274,13 +274,26 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
-  if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE>(p, s, maps)) return;
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
+void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
+  if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
-  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>, StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE>::total>(
-      name, kStateFwdPhases, p, V / BV, s);
+  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE>,
+                    StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p, V / BV, s);
+}
+
+// GDN's Save forward with p.gate_rows set (save_row_gates in delta_cuda.cu): the pass reads q and
+// k and scales by the rows' gates, as the fused Recompute forward does (V-slices of 64 and 128).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
+  if constexpr (VAR == kGDN && OUTPUT && STORE && BV % 64 == 0) {
+    if (p.gate_rows != nullptr) {
+      launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, true>(p, s, maps);
+      return;
+    }
+  }
+  launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE>(p, s, maps);
 }
 
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an

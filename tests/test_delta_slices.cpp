@@ -57,7 +57,8 @@ TEST(StateSlices, OnePassBackwardAndSave) {
   }
   const Config save = config(Policy::Save);  // the Save forward stores E and the states
   expect(save, 16, 128, false, 16);
-  expect(save, 64, 128, false, 32);
+  expect(save, 32, 128, false, 32);
+  expect(save, 64, 128, false, 64);  // 128 CTAs of 64, as the Recompute forward's
   expect(save, 128, 128, false, 64);
 }
 

@@ -27,7 +27,11 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   // the state pass there, fused_wu). At (4, 4096, 16) 64 against 32: DeltaNet 0.427 -> 0.300 ms,
   // GDN 0.467 -> 0.363, KDA 0.718 -> 0.639, GDN2 0.743 -> 0.664; at 32 pairs (64 CTAs) 64 was
   // 7-20% slower (H200, 2026-11-30, docs/measurements/2026-11-30-s7/{slice,s1_slice}{32,64}.csv).
-  const bool fwd64 = !backward && recompute && pairs * (V / 64) >= 128;
+  // The Save forward too: at (4, 4096, 16) 64 against 32 DeltaNet 0.538 -> 0.376 ms, GDN 0.595 ->
+  // 0.393 (with the row gates slices of 64 bring), KDA 0.695 -> 0.532, GDN2 0.706 -> 0.542; at
+  // (2, 8192, 16) 0.93-1.01x (H200, 2026-12-01, bench_delta --state-slice 64,
+  // docs/measurements/2026-12-01-s19/call4-saveslice/).
+  const bool fwd64 = !backward && pairs * (V / 64) >= 128;
   // The Recompute backward's two state passes side by side (concurrent_state_passes) share the
   // SMs, so they take the narrowest slice at which both fit one wave, when one does: against
   // the one-pass rule above, at (1, 16384, 16) 32 instead of 16: DeltaNet 1.45 -> 1.28 ms, GDN

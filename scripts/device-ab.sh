@@ -9,8 +9,9 @@
 #   device:  bash scripts/device-ab.sh     (carry ["build-ab", ".fla", ".triton-pack"])
 #
 # Environment: AB_SRC (default build-ab/src; none: no A/B), PHASE_SHAPES (default 0,5), OPS_AB
-# (default 1: both trees' bench_delta --csv at OPS_SHAPES, default 0,3,5, Recompute, both
-# backwards, and bench/compare_ours.py base / new: whole ops to about 1%, 40-60 s), TABLE
+# (default 1: both trees' bench_delta --csv at OPS_SHAPES, default 0,3,5, OPS_POLICIES, default
+# recompute, both backwards, and bench/compare_ours.py base / new: whole ops to about 1%, 40-60 s
+# a policy), TABLE
 # (default 1), OPS (the table's ops, default all four), LIMIT_S (the call's limit, default 600:
 # the table gets what is left of it less 25 s, and is skipped below 120 s).
 set -uo pipefail

@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <future>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include "engine/device.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
+#include "test_delta_util.h"  // test::fresh_seed (REWY_TEST_SEED replays one)
 
 using namespace rewy;
 using namespace rewy::delta;
@@ -63,17 +63,11 @@ double twin_error(const CpuReference& ref, const std::string& key) {
   return std::max(et, relative_error(ref.twin.at("dk"), ref.exact.at("dk")));
 }
 
-// A fresh 24-bit seed per test; REWY_TEST_SEED=<n> replays the one a failure printed.
-uint64_t fresh_seed() {
-  if (const char* s = std::getenv("REWY_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return uint64_t(std::random_device{}()) & 0xffffff;
-}
-
 void check_variant(Variant variant) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const auto cs = cases();
-  const uint64_t seed0 = fresh_seed();
+  const uint64_t seed0 = test::fresh_seed();
   std::vector<RandomCase> inputs;
   std::vector<std::future<CpuReference>> refs;
   for (size_t i = 0; i < cs.size(); ++i) {
@@ -254,7 +248,7 @@ void expect_same_but_atomic_sums(const Outputs& a, const Outputs& b, const CpuRe
 TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
-  const uint64_t seed = fresh_seed();
+  const uint64_t seed = test::fresh_seed();
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
     const RandomCase c = make_random_case(two_sequences(variant, 4, 128, 128, seed));
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
@@ -278,7 +272,7 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
 TEST(GpuDelta, MulticastStateTilesMatchPlain) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
-  const uint64_t seed = fresh_seed();
+  const uint64_t seed = test::fresh_seed();
   const int64_t dims[][2] = {{128, 128}, {64, 64}};
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2})
     for (const auto& kv : dims) {

@@ -330,12 +330,12 @@ float resolve_scale(const Config& cfg, const Dims& d) {
 
 // GDN's Save forward keeps the rows' gates instead of Q̂, its second term and K̄ (3 x [C][K] bf16 a
 // chunk less written) where both state passes take them: its output pass and state_bwd on wgmma
-// (V-slices of 64 and 128), state_bwd forming Q̂ from q as in the Recompute backward.
-bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s) {
+// (V-slices of 64 and 128), state_bwd forming Q̂ from q as in the Recompute backward. fwd: the
+// forward's launch choices.
+bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const LaunchInfo& fwd) {
   if (cfg.variant != Variant::GDN || cfg.policy != Policy::Save) return false;
-  const int fwd_slice = std::min<int>(launch_info(cfg, d, s, Pass::Forward).bv, int(d.V));
   const int bwd_slice = std::min<int>(launch_info(cfg, d, s, Pass::Backward).bwd_bv, int(d.V));
-  return fwd_slice % 64 == 0 && bwd_slice % 64 == 0;
+  return std::min<int>(fwd.bv, int(d.V)) % 64 == 0 && bwd_slice % 64 == 0;
 }
 
 }  // namespace
@@ -355,7 +355,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.policy = cfg.policy;
   const bool save = cfg.policy == Policy::Save;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  const bool saved_rows = save_row_gates(cfg, d, s);
+  LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
+  const bool saved_rows = save_row_gates(cfg, d, s, li);
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
   if (saved_rows) sv.gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
@@ -366,7 +367,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.o = ptr<bf16_t>(r.o);
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
-  LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   // The fused forward's 𝒯 Diag(β) (fused_wu) and GDN's row gates (fused_gate), read by the state
   // pass only.
   Tensor Tbeta, gate_rows;
@@ -376,8 +376,9 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
   }
-  const bool row_gates = fused_gate(var, true, li.store_state, slice) || saved_rows;
-  if (fused_gate(var, true, li.store_state, slice)) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
+  if (fused_rows) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  const bool row_gates = fused_rows || saved_rows;
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0)

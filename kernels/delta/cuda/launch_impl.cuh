@@ -158,6 +158,20 @@ void dispatch_threads(int warps, F&& f) {
   else f(std::integral_constant<int, kThreads>{});
 }
 
+// A runtime choice to a bool template argument where the instantiation exists (kBuilt), else
+// always false: GDN's kernels that take q and the row gates in place of Q̂ or K̄ (the pointers
+// the host left null, or the gate rows it set, decide).
+template <bool kBuilt, class F>
+void dispatch_flag(bool on, F&& f) {
+  if constexpr (kBuilt) {
+    if (on) {
+      f(std::true_type{});
+      return;
+    }
+  }
+  f(std::false_type{});
+}
+
 // A chunk-parallel kernel (one CTA of NT threads per (chunk, head), kSmem bytes of dynamic shared
 // memory): its shared-memory limit raised once per kernel, then a phase-timed launch under `name`.
 template <auto kKernel, int NT, size_t kSmem, int N>
@@ -215,13 +229,7 @@ void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
         name, kReplayPhases, p, s);
   };
   // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none.
-  if constexpr (VAR == kGDN) {
-    if (p.Qg == nullptr) {
-      with(std::true_type{});
-      return;
-    }
-  }
-  with(std::false_type{});
+  dispatch_flag<VAR == kGDN>(p.Qg == nullptr, with);
 }
 
 template <int VAR, int K, int V>
@@ -287,13 +295,9 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
 // k and scales by the rows' gates, as the fused Recompute forward does (V-slices of 64 and 128).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
-  if constexpr (VAR == kGDN && OUTPUT && STORE && BV % 64 == 0) {
-    if (p.gate_rows != nullptr) {
-      launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, true>(p, s, maps);
-      return;
-    }
-  }
-  launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE>(p, s, maps);
+  dispatch_flag<VAR == kGDN && OUTPUT && STORE && BV % 64 == 0>(p.gate_rows != nullptr, [&](auto sgate) {
+    launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, decltype(sgate)::value>(p, s, maps);
+  });
 }
 
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
@@ -307,15 +311,9 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
       launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
           name, kStateBwdPhases, p, V / BV, s);
     };
-    // GDN without Q̂ in global memory (the replay wrote none): from q and e^G, state_bwd_wg_kernel's
-    // QRAW. (GDN alone instantiates it.)
-    if constexpr (VAR == kGDN) {
-      if (p.Qg == nullptr) {
-        with(std::true_type{});
-        return;
-      }
-    }
-    with(std::false_type{});
+    // GDN without Q̂ in global memory (the replay or the Save forward wrote none): from q and e^G,
+    // state_bwd_wg_kernel's QRAW. (GDN alone instantiates it.)
+    dispatch_flag<VAR == kGDN>(p.Qg == nullptr, with);
   } else
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s);

@@ -8,7 +8,7 @@
 //               [--backward rewy,baseline] [--gates bench,realistic] [--samples 30] [--csv FILE]
 //               [--state-slice 0|16|32|64|128] [--bwd-slice 0|16|32|64|128] [--grad-warps 0|8|16]
 //               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
-//               [--multicast] [--prep-overlap]
+//               [--serial-grad] [--multicast] [--prep-overlap]
 //               [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -49,6 +49,7 @@ struct Options {
   int replay_warps = 0; // Config::replay_warps (0: automatic)
   bool prep_overlap = false;  // Config::prep_overlap
   bool serial_state_passes = false;  // Config::concurrent_state_passes = false
+  bool serial_grad = false;          // Config::overlap_grad = false
   bool multicast = false;            // Config::multicast_state_tiles = true
 };
 
@@ -125,6 +126,7 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   cfg.replay_warps = opt.replay_warps;
   cfg.prep_overlap = opt.prep_overlap;
   cfg.concurrent_state_passes = !opt.serial_state_passes;
+  cfg.overlap_grad = !opt.serial_grad;
   cfg.multicast_state_tiles = opt.multicast;
   std::vector<double> ms;
   for (auto _ : state) {
@@ -173,6 +175,7 @@ int main(int argc, char** argv) {
     else if (a == "--replay-warps") opt.replay_warps = std::stoi(val());
     else if (a == "--prep-overlap") opt.prep_overlap = true;
     else if (a == "--serial-state-passes") opt.serial_state_passes = true;
+    else if (a == "--serial-grad") opt.serial_grad = true;
     else if (a == "--multicast") opt.multicast = true;
     else rest.push_back(argv[i]);
   }

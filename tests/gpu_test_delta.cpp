@@ -242,10 +242,13 @@ void expect_same_but_atomic_sums(const Outputs& a, const Outputs& b, const CpuRe
   }
 }
 
-// The Recompute backward's replay state pass and state_bwd on two streams (the default) give
-// what they give one after the other (expect_same_but_atomic_sums). Several sequence-head pairs
-// at once.
-TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
+// The overlapped backward (the defaults: the Recompute backward's replay state pass and state_bwd
+// side by side, grad_chunk starting each chunk as both finish it, by per-chunk counts) gives what
+// the kernels give one after the other (expect_same_but_atomic_sums), both policies. Several
+// sequence-head pairs at once; the automatic slices (Recompute: 16, where grad_chunk is not
+// overlapped; Save: 16, eight counts a chunk), 32 (four from each pass, state_bwd on mma.sync)
+// and 64 (wgmma), and the overlap of grad_chunk alone.
+TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
@@ -253,14 +256,28 @@ TEST(GpuDelta, ConcurrentStatePassesMatchSerial) {
     const RandomCase c = make_random_case(two_sequences(variant, 4, 128, 128, seed));
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
     const RandomCase dev = to_cuda(c, cuda(0));
-    Config cfg;
-    cfg.variant = variant;
-    cfg.policy = Policy::Recompute;
-    const Outputs concurrent = run_named(cfg, dev);
-    cfg.concurrent_state_passes = false;
-    const Outputs serial = run_named(cfg, dev);
-    expect_same_but_atomic_sums(concurrent, serial, ref_future.get(),
-                                std::string(name(variant)) + " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
+    const CpuReference ref = ref_future.get();
+    for (Policy policy : {Policy::Recompute, Policy::Save})
+      for (int slice : {0, 32, 64})
+        for (bool passes : {true, false}) {
+          Config cfg;
+          cfg.variant = variant;
+          cfg.policy = policy;
+          cfg.state_slice = slice;
+          cfg.concurrent_state_passes = passes;
+          const int64_t before = overlapped_backwards();
+          const Outputs overlapped = run_named(cfg, dev);
+          if (slice != 0 || policy == Policy::Save)
+            EXPECT_GT(overlapped_backwards(), before) << name(variant) << " " << name(policy) << " slice " << slice
+                                                      << ": grad_chunk did not run beside the state passes";
+          cfg.concurrent_state_passes = false;
+          cfg.overlap_grad = false;
+          const Outputs serial = run_named(cfg, dev);
+          expect_same_but_atomic_sums(overlapped, serial, ref,
+                                      std::string(name(variant)) + " " + name(policy) + " slice " +
+                                          std::to_string(slice) + (passes ? "" : ", grad_chunk alone") +
+                                          " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
+        }
   }
 }
 

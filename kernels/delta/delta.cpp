@@ -246,4 +246,12 @@ int64_t multicast_state_launches() {
 #endif
 }
 
+int64_t overlapped_backwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::overlapped_backwards();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

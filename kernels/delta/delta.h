@@ -69,11 +69,18 @@ struct Config {
   // with its two state passes at different widths.
   int state_bwd_slice = 0;
   // CUDA, Recompute backward: the replay's state pass (H snapshots, E) and state_bwd (∂H⁺, ∂E)
-  // read only wy_replay's outputs, not each other's, so they run on two streams side by side
-  // (with few sequence-head pairs each leaves most SMs idle; launch_info then counts both passes'
-  // CTAs when it picks the V-slice width); false runs them one after the other (for measurement;
-  // at the same width the results are the same but for the order of ∂β's and ∂g's atomic sums).
+  // read only wy_replay's outputs, not each other's, so state_bwd is launched as a programmatic
+  // dependent of the replay and the two run side by side (with few sequence-head pairs each leaves
+  // most SMs idle; launch_info then counts both passes' CTAs when it picks the V-slice width);
+  // false runs them one after the other (for measurement; at the same width the results are the
+  // same but for the order of ∂β's and ∂g's atomic sums).
   bool concurrent_state_passes = true;
+  // CUDA, backward: where the sequential state passes leave at least a quarter of the SMs idle
+  // (few sequence-head pairs), grad_chunk is launched as a programmatic dependent of state_bwd
+  // and starts a chunk as soon as both passes have finished it (per-chunk counts in global
+  // memory), in the order they finish chunks; false starts it after state_bwd's grid everywhere
+  // (for measurement; results as above).
+  bool overlap_grad = true;
   // CUDA, experimental (off: slower as it stands): where the forward state pass (and the
   // Recompute backward's replay of it) runs in V-slices narrower than V, the slices of one
   // (sequence, head) form a thread-block cluster that loads each chunk's W, K̄, Q̂ and P once, by
@@ -193,5 +200,8 @@ Grads backward(const Config& cfg, const Inputs& in, const ForwardResult& fwd, co
 // CUDA: how many state passes this process has run as thread-block clusters sharing their tiles
 // (Config::multicast_state_tiles); 0 without CUDA. For tests that must know the path ran.
 int64_t multicast_state_launches();
+// CUDA: how many backwards this process has run with grad_chunk beside the state passes
+// (Config::overlap_grad, where it applies); 0 without CUDA.
+int64_t overlapped_backwards();
 
 }  // namespace rewy::delta

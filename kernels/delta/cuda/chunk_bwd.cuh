@@ -32,6 +32,19 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
 // ∂E (and Q̂ᵀ∂O), then ∂H's update.
 inline constexpr const char* kStateBwdPhases[] = {"wait", "dH+", "dE,QdO", "dH"};
 
+// This V-slice of chunk c's ∂H⁺ (stored at the step's start) and ∂E are out (thread 0, after the
+// block barrier that follows their stores).
+__device__ __forceinline__ void count_bwd_step(const DeltaParams& p, int c, int h) {
+  count_release(p.pass_done + (int64_t(p.num_chunks) + c) * p.H + h);
+}
+
+// A grid launched beside the one before it (programmatic dependent launch) completes only after
+// that one: whatever follows in the stream then finds both done (the replay's grid before
+// state_bwd's, state_bwd's before grad_chunk's). Thread 0 holds the block.
+__device__ __forceinline__ void finish_after_prerequisite() {
+  if (threadIdx.x == 0) pdl_wait_prerequisite();
+}
+
 template <int VAR, int K, int V, int BV>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated;         // Q̂ = Q ⊙ Γ is not bf16-exact: use its two-term form
@@ -46,6 +59,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
   const SeqBlock<K, V, BV> b;
   const int64_t strideV = int64_t(p.H) * V;
 
+  pdl_launch_dependents();  // grad_chunk may start beside this pass (LaunchInfo::overlap_grad)
   float dH[1][ST::NT][4];
   b.load_state(dH, p.dht, p.H);
   phase_start(p.phase_cycles);
@@ -85,6 +99,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     if constexpr (kQlo)
       warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qlo, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // −∂E complete
+    if (p.pass_done && threadIdx.x == 0) count_bwd_step(p, c, b.h);
     phase_mark(p.phase_cycles, 2);
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
     tile_for<ST::NT>(b.sm0, b.sn0, [&](int j, int e, int r, int) {
@@ -95,6 +110,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     phase_mark(p.phase_cycles, 3);
   });
   b.store_state(dH, p.dh0, p.H);
+  finish_after_prerequisite();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -163,6 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   const int64_t strideV = int64_t(p.H) * V, strideK = int64_t(p.H) * K, state_at = blk.state_at;
   const float s = p.scale, inv_s = 1.f / p.scale;
 
+  pdl_launch_dependents();  // grad_chunk may start beside this pass (LaunchInfo::overlap_grad)
   float Hacc[BV / 2];  // rows [srow0, +64) of ∂H (K × BV slice), fp32
   blk.load_state(Hacc, p.dht);
 
@@ -282,6 +299,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::fence_smem_writes();
     }
     __syncthreads();  // −∂Eᵀ complete
+    if (p.pass_done && threadIdx.x == 0) count_bwd_step(p, c, h);
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
@@ -305,6 +323,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   cp_async_wait<0>();
   if (holds_state && p.dh0)
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.dh0[state_at + int64_t(r) * V + cc] = x; });
+  finish_after_prerequisite();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -350,6 +369,44 @@ __device__ __forceinline__ void col_reduce_add(const float (&v)[1][NT][4], int n
       s += __shfl_xor_sync(0xffffffffu, s, 16);
       if (lane < 4) atomicAdd(&colacc[n0 + 8 * j + 2 * t + par], s);
     }
+}
+
+// grad_chunk's (chunk, head) and the chunk's span: blockIdx (x: chunk, y: head), or with
+// p.grad_items the CTA's place in the grid taking the item list's chunks in order, every head of
+// one before the next (the state passes finish a chunk of every pair at about the same time).
+struct GradItem {
+  int c, h, tok0, len;
+};
+__device__ __forceinline__ GradItem grad_item(const DeltaParams& p) {
+  if (!p.grad_items) {
+    const int c = blockIdx.x;
+    return {c, int(blockIdx.y), p.chunk_tok[c], p.chunk_len[c]};
+  }
+  const int64_t place = blockIdx.x + int64_t(gridDim.x) * blockIdx.y;
+  const int4 it = p.grad_items[place / p.H];
+  return {it.x, int(place % p.H), it.y, it.z};
+}
+
+// The overlapped backward: whether every V-slice of both state passes has finished chunk c of
+// head h (thread 0; true without counts). Read before the block's first copies: an acquire load
+// behind a thread's cp.async copies in flight waits for them (read after the first tiles were
+// issued, it cost every CTA about 1.5 us, H200, 2026-12-01).
+__device__ __forceinline__ bool passes_out(const DeltaParams& p, int c, int h) {
+  if (!p.pass_done || threadIdx.x != 0) return true;
+  const int64_t at = int64_t(c) * p.H + h;
+  return load_acquire(p.pass_done + at) >= unsigned(p.replay_slices) &&
+         load_acquire(p.pass_done + (int64_t(p.num_chunks) * p.H + at)) >= unsigned(p.bwd_slices);
+}
+// Then, before the loads of their outputs: thread 0 waits if they were not out, and the block
+// barrier orders every thread's later copies after its acquire.
+__device__ __forceinline__ void wait_for_passes(const DeltaParams& p, int c, int h, bool out) {
+  if (!p.pass_done) return;
+  if (threadIdx.x == 0 && !out) {
+    const int64_t at = int64_t(c) * p.H + h;
+    wait_counts(p.pass_done + at, unsigned(p.replay_slices), p.pass_done + int64_t(p.num_chunks) * p.H + at,
+                unsigned(p.bwd_slices));
+  }
+  __syncthreads();
 }
 
 template <int VAR, int K, int V>
@@ -490,8 +547,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dvs = reinterpret_cast<bf16_t*>(S4);  // staged dv, phases 2-3, where ∂E has its own slot
   bf16_t* dbs = reinterpret_cast<bf16_t*>(S5);  // GDN2's staged db, phase 5 (S5 held ∂W up to phase 3)
 
-  const int c = blockIdx.x, h = blockIdx.y;
-  const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+  // The overlapped backward: CTAs take chunks in the order the state passes finish them.
+  const GradItem item = grad_item(p);
+  const int c = item.c, h = item.h, tok0 = item.tok0, len = item.len;
+  const bool out = passes_out(p, c, h);
   const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
@@ -511,6 +570,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
   load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+  wait_for_passes(p, c, h, out);  // H, E, ∂H⁺ and ∂E of this chunk are out
   load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
   cp_async_commit();
   load_E();
@@ -1033,6 +1093,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
   }
   phase_mark(p.phase_cycles, 6);  // thread 0's view: it takes part in both ∂g branches
+  // The overlapped backward: the last CTA to finish holds the grid until state_bwd's is complete.
+  if (p.grad_done && threadIdx.x == 0)
+    if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
 }  // namespace rewy::delta::cuda_impl

@@ -1087,6 +1087,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   const bool holds_state = blk.holds_state;
   const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
 
+  // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes).
+  if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
 
@@ -1170,6 +1172,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
     }
     __syncthreads();  // Eᵀ complete
+    // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
+    if constexpr (STORE && !OUTPUT)
+      if (p.pass_done && threadIdx.x == 0) count_release(p.pass_done + int64_t(c) * p.H + h);
     phase_mark(p.phase_cycles, 2);
     // (Issuing P E and K̄ᵀE together and awaiting once measured slower at be15353: 380 -> 488 us at
     // V-slices of 16.)

@@ -100,11 +100,49 @@ struct DeltaParams {
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
   int* error_flag = nullptr;
+  // The overlapped backward (LaunchInfo::overlap_grad): the state passes count each finished chunk
+  // step in pass_done (one per V-slice CTA; [0, num_chunks H) the replay's H and E, [num_chunks H,
+  // 2 num_chunks H) state_bwd's ∂H⁺ and ∂E), and grad_chunk starts a chunk once both counts reach
+  // replay_slices and bwd_slices. grad_items: its CTAs' chunks in the order the passes finish them
+  // ({chunk, tok0, len, 0} [num_chunks]); grad_done: its finished CTAs (the last waits for the
+  // passes' grids). Null: no counts, the launch order alone orders the kernels.
+  unsigned* pass_done = nullptr;
+  unsigned* grad_done = nullptr;
+  const int4* grad_items = nullptr;
+  int replay_slices = 0, bwd_slices = 0;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;
 };
 
 constexpr int kMaxPhases = 8;
+
+// Programmatic dependent launch (sm_90): a grid launched with
+// cudaLaunchAttributeProgrammaticStreamSerialization may start once every CTA of the grid before
+// it has run pdl_launch_dependents (so all of those CTAs are resident: a dependent that waits on
+// their progress cannot starve them); pdl_wait_prerequisite waits for that grid's completion and
+// its memory. Both are no-ops in a grid launched without the attribute.
+__device__ __forceinline__ void pdl_launch_dependents() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+__device__ __forceinline__ void pdl_wait_prerequisite() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
+// Cross-CTA progress counts (pass_done): the block's global stores before a block barrier are
+// published by thread 0's release add after it; a reader's acquire load by thread 0, then a block
+// barrier, orders the block's later loads (cp.async included) after them.
+__device__ __forceinline__ void count_release(unsigned* at) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(at) : "memory");
+}
+__device__ __forceinline__ unsigned load_acquire(const unsigned* at) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
+  return v;
+}
+// Thread 0: spins until *a >= na and *b >= nb (polling both loads at once).
+__device__ __forceinline__ void wait_counts(const unsigned* a, unsigned na, const unsigned* b, unsigned nb) {
+  for (unsigned ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
+    const unsigned x = load_acquire(a), y = load_acquire(b);
+    if (x >= na && y >= nb) return;
+    __nanosleep(ns);
+  }
+}
 
 // Where a chunk-parallel kernel's time goes: thread 0 of every CTA adds the SM cycles since the
 // previous mark to sums[i]. Marks sit after block barriers, so a phase's cycles are the CTA's wall

@@ -21,21 +21,38 @@ namespace rewy::delta::cuda_impl {
 namespace {
 
 // Chunk list on the device: chunks restart at every sequence start.
+// grad_items (DeltaParams): the overlapped backward's grad_chunk takes chunks in the order the
+// state passes finish them, {chunk, tok0, len, 0} each: `serial` by state_bwd's step (last chunk
+// of each sequence first), `paired` by the later of the replay's step (first chunk first) and
+// state_bwd's (the middle chunks first), for passes that run side by side.
 struct ChunkTable {
   Tensor chunk_tok, chunk_len, seq_chunk;  // i32 [num_chunks], [num_chunks], [N + 1]
+  Tensor grad_serial, grad_paired;         // i32 [num_chunks][4]
   int num_chunks = 0, num_seqs = 0;
 };
 
 ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   std::vector<double> tok, len, first;
+  std::vector<int64_t> step_bwd, step_paired;  // the pass step at which each chunk is out
   for (int64_t n = 0; n < dims.N; ++n) {
     first.push_back(double(tok.size()));
-    for (int64_t t = dims.seq_start[n]; t < dims.seq_start[n + 1]; t += kChunk) {
+    const int64_t count = (dims.seq_start[n + 1] - dims.seq_start[n] + kChunk - 1) / kChunk;
+    for (int64_t t = dims.seq_start[n], i = 0; t < dims.seq_start[n + 1]; t += kChunk, ++i) {
       tok.push_back(double(t));
       len.push_back(double(std::min<int64_t>(kChunk, dims.seq_start[n + 1] - t)));
+      step_bwd.push_back(count - 1 - i);
+      step_paired.push_back(std::max(i, count - 1 - i));
     }
   }
   first.push_back(double(tok.size()));
+  auto items = [&](const std::vector<int64_t>& step) {
+    std::vector<int64_t> order(tok.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = int64_t(i);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return step[a] < step[b]; });
+    std::vector<double> v;
+    for (int64_t c : order) v.insert(v.end(), {double(c), tok[c], len[c], 0.0});
+    return v;
+  };
   ChunkTable ct;
   ct.num_chunks = int(tok.size());
   ct.num_seqs = int(dims.N);
@@ -47,6 +64,8 @@ ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   ct.chunk_tok = upload(tok);
   ct.chunk_len = upload(len);
   ct.seq_chunk = upload(first);
+  ct.grad_serial = upload(items(step_bwd));
+  ct.grad_paired = upload(items(step_paired));
   return ct;
 }
 
@@ -84,39 +103,6 @@ const ErrorWords& error_words(int device) {
     w.host = h;
   }
   return w;
-}
-
-// The Recompute backward's second stream (LaunchInfo::side), one per device, non-blocking so that
-// the legacy default stream does not serialise it.
-cudaStream_t side_stream(int device) {
-  static std::mutex mu;
-  static std::map<int, cudaStream_t> streams;
-  std::lock_guard<std::mutex> g(mu);
-  cudaStream_t& s = streams[device];
-  if (!s) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  return s;
-}
-
-// Its fork and join events, one pair per host thread and device: a pair shared between threads
-// could be re-recorded by one while another's stream waits on it.
-struct ForkJoin {
-  cudaEvent_t fork = nullptr, join = nullptr;
-  ForkJoin() = default;
-  ForkJoin(const ForkJoin&) = delete;
-  ForkJoin& operator=(const ForkJoin&) = delete;
-  ~ForkJoin() {  // (at thread exit; errors ignored: the context may already be gone)
-    if (fork) (void)cudaEventDestroy(fork);
-    if (join) (void)cudaEventDestroy(join);
-  }
-};
-const ForkJoin& fork_join(int device) {
-  thread_local std::map<int, ForkJoin> events;
-  ForkJoin& e = events[device];
-  if (!e.fork) {
-    CUDA_CHECK(cudaEventCreateWithFlags(&e.fork, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&e.join, cudaEventDisableTiming));
-  }
-  return e;
 }
 
 // Throws (and clears) an error some forward's kernels stored for `device`; `who` names the call.
@@ -303,6 +289,7 @@ Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Dev
 }
 
 std::atomic<int64_t> g_multicast_launches{0};
+std::atomic<int64_t> g_overlapped_backwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -430,12 +417,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   Config as_saved = cfg;  // the policy the forward ran under decides the backward's launches
   as_saved.policy = sv.policy;
   LaunchInfo li = launch_info(as_saved, d, s, Pass::Backward);
-  if (sv.policy == Policy::Recompute && cfg.concurrent_state_passes) {
-    const ForkJoin& fj = fork_join(dev.index);
-    li.side = side_stream(dev.index);
-    li.fork = fj.fork;
-    li.join = fj.join;
-  }
+  li.overlap_passes = sv.policy == Policy::Recompute && cfg.concurrent_state_passes;
 
   Saved replay;  // Recompute: the replay's intermediates
   if (sv.policy == Policy::Save) {
@@ -478,6 +460,31 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.dw = ptr<bf16_t>(gr.dw);
   p.dg = ptr<float>(gr.dg);
   p.dh0 = ptr<float>(gr.dh0);
+  // The overlapped backward's counts (zeroed before the first kernel: a programmatic dependent's
+  // prerequisite is the kernel just before it) and grad_chunk's chunk order.
+  // grad_chunk beside the state passes where their CTAs leave at least a quarter of the 132 SMs
+  // to it. The whole backward, overlapped / after state_bwd: with 36 free (Recompute, 16 pairs)
+  // 1.115x DeltaNet, 1.147x GDN, 1.121x KDA, 1.119x GDN2; with 68 (Save, 32 pairs) 1.14-1.21x;
+  // with 4 (every other shape) 0.88-1.02x: the counts' fences on the passes' step chain and each
+  // CTA's wait cost more than 4 SMs return (H200, 2026-12-01, bench_delta --serial-grad,
+  // docs/measurements/2026-12-01-s20/call2-overlap/).
+  const int replay_slices = sv.policy == Policy::Recompute ? int(V / std::min<int64_t>(li.bv, V)) : 0;
+  const int bwd_slices = int(V / std::min<int64_t>(li.bwd_bv, V));
+  // Side by side where both passes' CTAs fit at once (state_slices' paired rule), else the
+  // replay ends before most of state_bwd starts.
+  const bool paired = li.overlap_passes && d.N * H * (replay_slices + bwd_slices) <= 132;
+  const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
+  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && 132 - pass_ctas >= 32;
+  Tensor pass_done;
+  if (li.overlap_grad) {
+    pass_done = Tensor::zeros({2 * int64_t(ct.num_chunks) * H + 1}, DType::I32, dev, &s);
+    p.pass_done = ptr<unsigned>(pass_done);
+    p.grad_done = p.pass_done + 2 * int64_t(ct.num_chunks) * H;
+    p.replay_slices = replay_slices;
+    p.bwd_slices = bwd_slices;
+    p.grad_items = reinterpret_cast<const int4*>((paired ? ct.grad_paired : ct.grad_serial).data_ptr());
+    g_overlapped_backwards.fetch_add(1, std::memory_order_relaxed);
+  }
 
   // The replay's state pass (li.bv; state_bwd keeps its own loads): GDN's row gates (fused_gate)
   // from wy_replay, and the tensor maps of its shared tiles.
@@ -501,5 +508,6 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
 
 void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_order_relaxed); }
 int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
+int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -10,5 +10,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in, const Dims& dims);
 Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const ForwardResult& fwd, const Tensor& dout,
                const Tensor& dht);
 int64_t multicast_state_launches();
+int64_t overlapped_backwards();
 
 }  // namespace rewy::delta::cuda_impl

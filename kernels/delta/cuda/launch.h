@@ -38,11 +38,13 @@ struct LaunchInfo {
   bool prep_overlap = false;  // Config::prep_overlap
   bool prep_split = false;    // channel gates: wy_prep_split_kernel (Config::prep_warps 0)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
-  // Recompute backward with Config::concurrent_state_passes: the replay's state pass runs on
-  // `side` between `fork` (recorded on `stream` after wy_replay) and `join` (which `stream` waits
-  // for before grad_chunk); state_bwd stays on `stream`. Null: one stream.
-  cudaStream_t side = nullptr;
-  cudaEvent_t fork = nullptr, join = nullptr;
+  // Recompute backward with Config::concurrent_state_passes: state_bwd is launched as a
+  // programmatic dependent of the replay's state pass (it reads only wy_replay's outputs), so the
+  // two run side by side where their CTAs fit together.
+  bool overlap_passes = false;
+  // Backward with Config::overlap_grad: grad_chunk is launched as a programmatic dependent of
+  // state_bwd and starts each chunk once both passes have counted it done (DeltaParams::pass_done).
+  bool overlap_grad = false;
   // The forward state pass's shared tiles as tensor maps (Config::multicast_state_tiles): with
   // V-slices narrower than V, the slices of a (sequence, head) run as one cluster that loads them
   // once (state_fwd_cluster_kernel). Null: every slice loads its own.
@@ -55,9 +57,10 @@ void count_multicast_launch();
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
-// saved), state_fwd without output (Hs, E; on li.side when set).
+// saved), state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
-// Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward; after li.join when set).
+// Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward; each beside the kernel
+// before it where li says so).
 template <int VAR> void launch_backward(const DeltaParams& p, const LaunchInfo& li, bool rewy);
 
 }  // namespace rewy::delta::cuda_impl

@@ -172,26 +172,50 @@ void dispatch_flag(bool on, F&& f) {
   f(std::false_type{});
 }
 
+// kernel<<<grid, threads, smem, s>>>(p), or with `beside` as a programmatic dependent of the
+// kernel before it in s: it may start once every CTA of that one has run pdl_launch_dependents.
+template <class Kernel>
+void launch_kernel(Kernel kernel, dim3 grid, int threads, size_t smem, cudaStream_t s, const DeltaParams& p, bool beside) {
+  if (!beside) {
+    kernel<<<grid, threads, smem, s>>>(p);
+    return;
+  }
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p));
+}
+
 // A chunk-parallel kernel (one CTA of NT threads per (chunk, head), kSmem bytes of dynamic shared
-// memory): its shared-memory limit raised once per kernel, then a phase-timed launch under `name`.
+// memory): its shared-memory limit raised once per kernel, then a phase-timed launch under `name`
+// (beside: see launch_kernel).
 template <auto kKernel, int NT, size_t kSmem, int N>
 void launch_chunk_parallel(const std::string& name, const char* const (&labels)[N], const DeltaParams& p,
-                           cudaStream_t s) {
+                           cudaStream_t s, bool beside = false) {
   static const bool once = (set_smem(kKernel, kSmem, name, NT), true);
   (void)once;
-  phase_timed_launch(name, s, p, labels,
-                     [&](const DeltaParams& q) { kKernel<<<dim3(q.num_chunks, q.H), NT, kSmem, s>>>(q); });
+  phase_timed_launch(name, s, p, labels, [&](const DeltaParams& q) {
+    launch_kernel(kKernel, dim3(q.num_chunks, q.H), NT, kSmem, s, q, beside);
+  });
 }
 
 // A sequential kernel (one CTA of kThreads per (sequence, head, V-slice), kSmem bytes of dynamic
 // shared memory): its shared-memory limit raised once per kernel, then a phase-timed launch.
 template <auto kKernel, size_t kSmem, int N>
 void launch_sequential(const std::string& name, const char* const (&labels)[N], const DeltaParams& p, int slices,
-                       cudaStream_t s) {
+                       cudaStream_t s, bool beside = false) {
   static const bool once = (set_smem(kKernel, kSmem, name), true);
   (void)once;
-  phase_timed_launch(name, s, p, labels,
-                     [&](const DeltaParams& q) { kKernel<<<dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s>>>(q); });
+  phase_timed_launch(name, s, p, labels, [&](const DeltaParams& q) {
+    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s, q, beside);
+  });
 }
 
 template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
@@ -303,34 +327,35 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
 // MN-major wgmma operand only in whole 64-column panels).
 template <int VAR, int K, int V, int BV>
-void launch_state_bwd(const DeltaParams& p, cudaStream_t s) {
+void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // beside: LaunchInfo::overlap_passes
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
   if constexpr (BV % 64 == 0) {
     auto with = [&](auto qraw) {
       launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
-          name, kStateBwdPhases, p, V / BV, s);
+          name, kStateBwdPhases, p, V / BV, s, beside);
     };
     // GDN without Q̂ in global memory (the replay or the Save forward wrote none): from q and e^G,
     // state_bwd_wg_kernel's QRAW. (GDN alone instantiates it.)
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, with);
   } else
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
-                                                                                                 V / BV, s);
+                                                                                                 V / BV, s, beside);
 }
 
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
-void launch_grad_threads(const DeltaParams& p, cudaStream_t s) {
+void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
   static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (EXP ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
   launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V>::total>(name, kGradPhases,
-                                                                                                        p, s);
+                                                                                                        p, s, beside);
 }
 
+// warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
 template <int VAR, int K, int V, bool REWY>
-void launch_grad(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::grad_warps
-  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s); });
+void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
+  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 
 // Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).
@@ -367,14 +392,7 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
-    if (li.side) {  // beside state_bwd (LaunchInfo::side)
-      CUDA_CHECK(cudaEventRecord(li.fork, li.stream));
-      CUDA_CHECK(cudaStreamWaitEvent(li.side, li.fork, 0));
-      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.side, li.maps);
-      CUDA_CHECK(cudaEventRecord(li.join, li.side));
-    } else {
-      launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
-    }
+    launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }
 
@@ -384,10 +402,9 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
   li.bv = li.bwd_bv;
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_state_bwd<VAR, K, V, BV>(p, li.stream);
-    if (li.side) CUDA_CHECK(cudaStreamWaitEvent(li.stream, li.join, 0));  // the replay's Hs and E
-    if (rewy) launch_grad<VAR, K, V, true>(p, li.stream, li.grad_warps);
-    else launch_grad<VAR, K, V, false>(p, li.stream, li.grad_warps);
+    launch_state_bwd<VAR, K, V, BV>(p, li.stream, li.overlap_passes);
+    if (rewy) launch_grad<VAR, K, V, true>(p, li.stream, li.grad_warps, li.overlap_grad);
+    else launch_grad<VAR, K, V, false>(p, li.stream, li.grad_warps, li.overlap_grad);
   });
 }
 

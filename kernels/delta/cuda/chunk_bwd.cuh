@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     if constexpr (kQlo)
       warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qlo, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // −∂E complete
-    if (p.pass_done && threadIdx.x == 0) count_bwd_step(p, c, b.h);
+    if (p.pass_done && !p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, b.h);
     phase_mark(p.phase_cycles, 2);
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
     tile_for<ST::NT>(b.sm0, b.sn0, [&](int j, int e, int r, int) {
@@ -107,6 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     });
     warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, t.W, KP, dEn, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // this stage, ∂H⁺ and −∂E buffers are free for the next chunk
+    if (p.pass_done && p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, b.h);
     phase_mark(p.phase_cycles, 3);
   });
   b.store_state(dH, p.dh0, p.H);
@@ -299,7 +300,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::fence_smem_writes();
     }
     __syncthreads();  // −∂Eᵀ complete
-    if (p.pass_done && threadIdx.x == 0) count_bwd_step(p, c, h);
+    if (p.pass_done && !p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, h);
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
@@ -312,6 +313,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
+    if (p.pass_done && p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, h);
     phase_mark(p.phase_cycles, 3);
     // The e^G loaded two steps ahead becomes the next conversion's at the step's end, not beside
     // its global load.
@@ -388,9 +390,9 @@ __device__ __forceinline__ GradItem grad_item(const DeltaParams& p) {
 }
 
 // The overlapped backward: whether every V-slice of both state passes has finished chunk c of
-// head h (thread 0; true without counts). Read before the block's first copies: an acquire load
-// behind a thread's cp.async copies in flight waits for them (read after the first tiles were
-// issued, it cost every CTA about 1.5 us, H200, 2026-12-01).
+// head h (thread 0; true without counts). Read before the block's first copies: read after the
+// first tiles were issued, the load returned only behind them and cost every CTA about 1.5 us
+// (H200, 2026-12-01, docs/measurements/2026-12-01-s20/call2-overlap/).
 __device__ __forceinline__ bool passes_out(const DeltaParams& p, int c, int h) {
   if (!p.pass_done || threadIdx.x != 0) return true;
   const int64_t at = int64_t(c) * p.H + h;

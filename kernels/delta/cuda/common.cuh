@@ -110,6 +110,10 @@ struct DeltaParams {
   unsigned* grad_done = nullptr;
   const int4* grad_items = nullptr;
   int replay_slices = 0, bwd_slices = 0;
+  // The passes count a chunk at the step's end (REWY_EXPERIMENTS=countend), not once its outputs
+  // are stored mid-step: a release waits for the thread's copies in flight, and at the step's end
+  // those are the next stage's, which the next step waits for anyway.
+  bool count_at_step_end = false;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;
 };

@@ -474,7 +474,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // replay ends before most of state_bwd starts.
   const bool paired = li.overlap_passes && d.N * H * (replay_slices + bwd_slices) <= 132;
   const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
-  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && 132 - pass_ctas >= 32;
+  // (REWY_EXPERIMENTS=overlapall: at every shape, to re-measure the rule with countend.)
+  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (132 - pass_ctas >= 32 || experiment("overlapall"));
   Tensor pass_done;
   if (li.overlap_grad) {
     pass_done = Tensor::zeros({2 * int64_t(ct.num_chunks) * H + 1}, DType::I32, dev, &s);
@@ -483,6 +484,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     p.replay_slices = replay_slices;
     p.bwd_slices = bwd_slices;
     p.grad_items = reinterpret_cast<const int4*>((paired ? ct.grad_paired : ct.grad_serial).data_ptr());
+    p.count_at_step_end = experiment("countend");
     g_overlapped_backwards.fetch_add(1, std::memory_order_relaxed);
   }
 

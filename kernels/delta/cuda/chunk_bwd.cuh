@@ -32,12 +32,6 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
 // ∂E (and Q̂ᵀ∂O), then ∂H's update.
 inline constexpr const char* kStateBwdPhases[] = {"wait", "dH+", "dE,QdO", "dH"};
 
-// This V-slice of chunk c's ∂H⁺ (stored at the step's start) and ∂E are out (thread 0, after the
-// block barrier that follows their stores).
-__device__ __forceinline__ void count_bwd_step(const DeltaParams& p, int c, int h) {
-  count_release(p.pass_done + (int64_t(p.num_chunks) + c) * p.H + h);
-}
-
 // A grid launched beside the one before it (programmatic dependent launch) completes only after
 // that one: whatever follows in the stream then finds both done (the replay's grid before
 // state_bwd's, state_bwd's before grad_chunk's). Thread 0 holds the block.
@@ -99,7 +93,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     if constexpr (kQlo)
       warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qlo, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // −∂E complete
-    if (p.pass_done && !p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, b.h);
+    count_step(p, kStateBwdPass, c, b.h, false);  // ∂H⁺ (stored at the step's start) and ∂E are out
     phase_mark(p.phase_cycles, 2);
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
     tile_for<ST::NT>(b.sm0, b.sn0, [&](int j, int e, int r, int) {
@@ -107,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     });
     warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, t.W, KP, dEn, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // this stage, ∂H⁺ and −∂E buffers are free for the next chunk
-    if (p.pass_done && p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, b.h);
+    count_step(p, kStateBwdPass, c, b.h, true);
     phase_mark(p.phase_cycles, 3);
   });
   b.store_state(dH, p.dh0, p.H);
@@ -300,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::fence_smem_writes();
     }
     __syncthreads();  // −∂Eᵀ complete
-    if (p.pass_done && !p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, h);
+    count_step(p, kStateBwdPass, c, h, false);  // ∂H⁺ (stored at the step's start) and ∂E are out
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
@@ -313,7 +307,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
-    if (p.pass_done && p.count_at_step_end && threadIdx.x == 0) count_bwd_step(p, c, h);
+    count_step(p, kStateBwdPass, c, h, true);
     phase_mark(p.phase_cycles, 3);
     // The e^G loaded two steps ahead becomes the next conversion's at the step's end, not beside
     // its global load.
@@ -394,20 +388,13 @@ __device__ __forceinline__ GradItem grad_item(const DeltaParams& p) {
 // first tiles were issued, the load returned only behind them and cost every CTA about 1.5 us
 // (H200, 2026-12-01, docs/measurements/2026-12-01-s20/call2-overlap/).
 __device__ __forceinline__ bool passes_out(const DeltaParams& p, int c, int h) {
-  if (!p.pass_done || threadIdx.x != 0) return true;
-  const int64_t at = int64_t(c) * p.H + h;
-  return load_acquire(p.pass_done + at) >= unsigned(p.replay_slices) &&
-         load_acquire(p.pass_done + (int64_t(p.num_chunks) * p.H + at)) >= unsigned(p.bwd_slices);
+  return !p.pass_done || threadIdx.x != 0 || passes_counted(p, c, h);
 }
 // Then, before the loads of their outputs: thread 0 waits if they were not out, and the block
 // barrier orders every thread's later copies after its acquire.
 __device__ __forceinline__ void wait_for_passes(const DeltaParams& p, int c, int h, bool out) {
   if (!p.pass_done) return;
-  if (threadIdx.x == 0 && !out) {
-    const int64_t at = int64_t(c) * p.H + h;
-    wait_counts(p.pass_done + at, unsigned(p.replay_slices), p.pass_done + int64_t(p.num_chunks) * p.H + at,
-                unsigned(p.bwd_slices));
-  }
+  if (threadIdx.x == 0 && !out) wait_passes_counted(p, c, h);
   __syncthreads();
 }
 

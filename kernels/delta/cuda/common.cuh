@@ -139,13 +139,25 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* at) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
   return v;
 }
-// Thread 0: spins until *a >= na and *b >= nb (polling both loads at once).
-__device__ __forceinline__ void wait_counts(const unsigned* a, unsigned na, const unsigned* b, unsigned nb) {
-  for (unsigned ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
-    const unsigned x = load_acquire(a), y = load_acquire(b);
-    if (x >= na && y >= nb) return;
-    __nanosleep(ns);
-  }
+// The counting passes (the halves of pass_done) and one's count of chunk c of head h.
+enum CountedPass { kReplayPass = 0, kStateBwdPass = 1 };
+__device__ __forceinline__ unsigned* pass_count(const DeltaParams& p, CountedPass pass, int c, int h) {
+  return p.pass_done + (int64_t(pass) * p.num_chunks + c) * p.H + h;
+}
+// A state pass's thread 0 counts this V-slice of chunk c out, after the block barrier that follows
+// its stores: mid-step or at the step's end (`at_step_end`), whichever DeltaParams::count_at_step_end
+// names (the caller marks both places).
+__device__ __forceinline__ void count_step(const DeltaParams& p, CountedPass pass, int c, int h, bool at_step_end) {
+  if (p.pass_done && p.count_at_step_end == at_step_end && threadIdx.x == 0) count_release(pass_count(p, pass, c, h));
+}
+// Whether both passes have counted chunk c of head h out (V-slices: replay_slices, bwd_slices).
+__device__ __forceinline__ bool passes_counted(const DeltaParams& p, int c, int h) {
+  return load_acquire(pass_count(p, kReplayPass, c, h)) >= unsigned(p.replay_slices) &&
+         load_acquire(pass_count(p, kStateBwdPass, c, h)) >= unsigned(p.bwd_slices);
+}
+// Thread 0: spins until they have.
+__device__ __forceinline__ void wait_passes_counted(const DeltaParams& p, int c, int h) {
+  for (unsigned ns = 32; !passes_counted(p, c, h); ns = ns < 1024 ? 2 * ns : ns) __nanosleep(ns);
 }
 
 // Where a chunk-parallel kernel's time goes: thread 0 of every CTA adds the SM cycles since the

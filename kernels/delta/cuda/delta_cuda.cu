@@ -460,8 +460,6 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.dw = ptr<bf16_t>(gr.dw);
   p.dg = ptr<float>(gr.dg);
   p.dh0 = ptr<float>(gr.dh0);
-  // The overlapped backward's counts (zeroed before the first kernel: a programmatic dependent's
-  // prerequisite is the kernel just before it) and grad_chunk's chunk order.
   // grad_chunk beside the state passes where their CTAs leave at least a quarter of the 132 SMs
   // to it. The whole backward, overlapped / after state_bwd: with 36 free (Recompute, 16 pairs)
   // 1.115x DeltaNet, 1.147x GDN, 1.121x KDA, 1.119x GDN2; with 68 (Save, 32 pairs) 1.14-1.21x;
@@ -472,10 +470,12 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   const int bwd_slices = int(V / std::min<int64_t>(li.bwd_bv, V));
   // Side by side where both passes' CTAs fit at once (state_slices' paired rule), else the
   // replay ends before most of state_bwd starts.
-  const bool paired = li.overlap_passes && d.N * H * (replay_slices + bwd_slices) <= 132;
+  const bool paired = li.overlap_passes && d.N * H * (replay_slices + bwd_slices) <= kSMs;
   const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
   // (REWY_EXPERIMENTS=overlapall: at every shape, to re-measure the rule with countend.)
-  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (132 - pass_ctas >= 32 || experiment("overlapall"));
+  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (kSMs - pass_ctas >= 32 || experiment("overlapall"));
+  // Its counts (zeroed before the first kernel: a programmatic dependent's prerequisite is the
+  // kernel just before it) and grad_chunk's chunk order.
   Tensor pass_done;
   if (li.overlap_grad) {
     pass_done = Tensor::zeros({2 * int64_t(ct.num_chunks) * H + 1}, DType::I32, dev, &s);

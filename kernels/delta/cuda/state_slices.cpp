@@ -3,7 +3,6 @@
 namespace rewy::delta::cuda_impl {
 
 StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward) {
-  constexpr int64_t kSMs = 132;  // the H200's
   StateSlices s;
   if (cfg.state_slice) {
     s.bv = cfg.state_slice;

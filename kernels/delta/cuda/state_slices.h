@@ -7,6 +7,9 @@
 
 namespace rewy::delta::cuda_impl {
 
+// The H200's SMs: the rule below and the backward's overlap (delta_cuda.cu) count CTAs against them.
+inline constexpr int64_t kSMs = 132;
+
 struct StateSlices {
   int bv = 64;      // the forward's state pass, or the backward's replay of it
   int bwd_bv = 64;  // state_bwd

@@ -11,8 +11,8 @@
 #   device:  EXPERIMENTS='a b a,b' bash scripts/device-experiments.sh   (no carry; ~4 min + ~1 min a set)
 #
 # Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"; "-"
-# for none), SWEEPS ('|'-separated bench_delta options, e.g. '--prep-warps 16|--replay-warps 16';
-# about 20 s each), OPS_SHAPES (default 0,3,5).
+# for none), SWEEPS ('|'-separated bench_delta options, each with optional VAR=VALUE words for
+# the environment, e.g. '--prep-warps 16|REWY_EXPERIMENTS=a --bwd-slice 64'; about 20 s each), OPS_SHAPES (default 0,3,5).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -48,8 +48,13 @@ for n in "${!sets[@]}"; do
 done
 IFS='|' read -r -a sweeps <<<"${SWEEPS:-}"
 for n in "${!sweeps[@]}"; do
-  echo "whole ops, default / bench_delta ${sweeps[$n]}:"
-  OPS_ARGS="${sweeps[$n]}" rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_sweep$n.csv" &&
+  echo "whole ops, default / ${sweeps[$n]}:"
+  # A sweep's VAR=VALUE words (e.g. REWY_EXPERIMENTS=a,b) go to the environment, the rest to bench_delta.
+  read -r -a words <<<"${sweeps[$n]}"
+  envs=()
+  args=()
+  for w in "${words[@]}"; do if [[ $w == [A-Z]*=* ]]; then envs+=("$w"); else args+=("$w"); fi; done
+  OPS_ARGS="${args[*]}" rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_sweep$n.csv" "${envs[@]}" &&
     python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_sweep$n.csv"
 done
 echo "device-experiments: done after $((SECONDS - t0)) s"

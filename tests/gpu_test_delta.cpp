@@ -18,6 +18,7 @@
 
 #include "engine/allocator.h"
 #include "engine/device.h"
+#include "kernels/delta/cuda/state_slices.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
 #include "test_delta_util.h"  // test::fresh_seed (REWY_TEST_SEED replays one)
@@ -245,9 +246,9 @@ void expect_same_but_atomic_sums(const Outputs& a, const Outputs& b, const CpuRe
 // The overlapped backward (the defaults: the Recompute backward's replay state pass and state_bwd
 // side by side, grad_chunk starting each chunk as both finish it, by per-chunk counts) gives what
 // the kernels give one after the other (expect_same_but_atomic_sums), both policies. Several
-// sequence-head pairs at once; the automatic slices (Recompute: 16, where grad_chunk is not
-// overlapped; Save: 16, eight counts a chunk), 32 (four from each pass, state_bwd on mma.sync)
-// and 64 (wgmma), and the overlap of grad_chunk alone.
+// sequence-head pairs at once; the automatic slices (Recompute: 16, eight counts a chunk from each
+// pass; Save: state_bwd's 32, which the serial run is given too), 32 (four from each pass,
+// state_bwd on mma.sync) and 64 (wgmma), and the overlap of grad_chunk alone.
 TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -267,9 +268,10 @@ TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
           cfg.concurrent_state_passes = passes;
           const int64_t before = overlapped_backwards();
           const Outputs overlapped = run_named(cfg, dev);
-          if (slice != 0 || policy == Policy::Save)
-            EXPECT_GT(overlapped_backwards(), before) << name(variant) << " " << name(policy) << " slice " << slice
-                                                      << ": grad_chunk did not run beside the state passes";
+          EXPECT_GT(overlapped_backwards(), before) << name(variant) << " " << name(policy) << " slice " << slice
+                                                    << ": grad_chunk did not run beside the state passes";
+          // The same widths one after the other (the Save rule widens state_bwd's beside grad_chunk).
+          cfg.state_bwd_slice = cuda_impl::state_slices(cfg, 2 * 4, 128, true).bwd_bv;
           cfg.concurrent_state_passes = false;
           cfg.overlap_grad = false;
           const Outputs serial = run_named(cfg, dev);

@@ -49,13 +49,26 @@ TEST(StateSlices, RecomputeBackwardOnTwoStreams) {
 }
 
 TEST(StateSlices, OnePassBackwardAndSave) {
-  for (const Config& cfg : {config(Policy::Recompute, false), config(Policy::Save)}) {
+  Config serial_save = config(Policy::Save);
+  serial_save.overlap_grad = false;
+  for (const Config& cfg : {config(Policy::Recompute, false), serial_save}) {
     expect(cfg, 16, 128, true, 16, 16);
     expect(cfg, 32, 128, true, 64, 64);
     expect(cfg, 64, 128, true, 64, 64);
     expect(cfg, 128, 128, true, 64, 128);
   }
-  const Config save = config(Policy::Save);  // the Save forward stores E and the states
+  // With grad_chunk beside state_bwd (the default), the Save backward's state_bwd takes the widest
+  // slice that gives 32 CTAs (the replay's width is unused there).
+  const Config save = config(Policy::Save);
+  expect(save, 16, 128, true, 16, 64);
+  expect(save, 32, 128, true, 64, 128);
+  expect(save, 64, 128, true, 64, 128);
+  expect(save, 128, 128, true, 64, 128);
+  expect(save, 256, 128, true, 64, 128);
+  expect(save, 8, 128, true, 16, 32);
+  expect(save, 16, 64, true, 16, 32);  // V = 64: 16 x 2 slices of 32
+  expect(save, 4, 64, true, 16, 16);   // none gives 32 CTAs: the narrowest, 16
+  // The Save forward stores E and the states
   expect(save, 16, 128, false, 16);
   expect(save, 32, 128, false, 32);
   expect(save, 64, 128, false, 64);  // 128 CTAs of 64, as the Recompute forward's

@@ -76,10 +76,12 @@ struct Config {
   // same but for the order of ∂β's and ∂g's atomic sums).
   bool concurrent_state_passes = true;
   // CUDA, backward: where the sequential state passes leave at least a quarter of the SMs idle
-  // (few sequence-head pairs), grad_chunk is launched as a programmatic dependent of state_bwd
-  // and starts a chunk as soon as both passes have finished it (per-chunk counts in global
-  // memory), in the order they finish chunks; false starts it after state_bwd's grid everywhere
-  // (for measurement; results as above).
+  // (few sequence-head pairs), where the Recompute backward's two passes run side by side, and for
+  // KDA and GDN2 everywhere, grad_chunk is launched as a programmatic dependent of state_bwd and
+  // starts a chunk as soon as both passes have finished it (per-chunk counts in global memory), in
+  // the order they finish chunks; the Save backward's state_bwd then takes wider V-slices (fewer
+  // CTAs, the rest of the SMs to grad_chunk). false starts grad_chunk after state_bwd's grid
+  // everywhere (for measurement; at the same widths the results are as above).
   bool overlap_grad = true;
   // CUDA, experimental (off: slower as it stands): where the forward state pass (and the
   // Recompute backward's replay of it) runs in V-slices narrower than V, the slices of one

@@ -93,7 +93,6 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     if constexpr (kQlo)
       warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(tq, t.Qlo, KP, dOs, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // −∂E complete
-    count_step(p, kStateBwdPass, c, b.h, false);  // ∂H⁺ (stored at the step's start) and ∂E are out
     phase_mark(p.phase_cycles, 2);
     // ∂H = e^γ ⊙ ∂H⁺ + s Q̂ᵀ ∂O − Wᵀ ∂E
     tile_for<ST::NT>(b.sm0, b.sn0, [&](int j, int e, int r, int) {
@@ -101,7 +100,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
     });
     warp_mma<1, ST::NT, Lay::ColMajor, Lay::RowMajor>(dH, t.W, KP, dEn, BVP, b.sm0, b.sn0, 0, kChunk);
     __syncthreads();  // this stage, ∂H⁺ and −∂E buffers are free for the next chunk
-    count_step(p, kStateBwdPass, c, b.h, true);
+    count_step(p, kStateBwdPass, c, b.h);  // ∂H⁺ (stored at the step's start) and ∂E are out
     phase_mark(p.phase_cycles, 3);
   });
   b.store_state(dH, p.dh0, p.H);
@@ -294,7 +293,6 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::fence_smem_writes();
     }
     __syncthreads();  // −∂Eᵀ complete
-    count_step(p, kStateBwdPass, c, h, false);  // ∂H⁺ (stored at the step's start) and ∂E are out
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
@@ -307,7 +305,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
-    count_step(p, kStateBwdPass, c, h, true);
+    count_step(p, kStateBwdPass, c, h);  // ∂H⁺ (stored at the step's start) and ∂E are out
     phase_mark(p.phase_cycles, 3);
     // The e^G loaded two steps ahead becomes the next conversion's at the step's end, not beside
     // its global load.

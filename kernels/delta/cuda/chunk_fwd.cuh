@@ -1172,8 +1172,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
     }
     __syncthreads();  // Eᵀ complete
-    // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
-    if constexpr (STORE && !OUTPUT) count_step(p, kReplayPass, c, h, false);
     phase_mark(p.phase_cycles, 2);
     // (Issuing P E and K̄ᵀE together and awaiting once measured slower at be15353: 380 -> 488 us at
     // V-slices of 16.)
@@ -1188,7 +1186,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
-    if constexpr (STORE && !OUTPUT) count_step(p, kReplayPass, c, h, true);
+    // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
+    if constexpr (STORE && !OUTPUT) count_step(p, kReplayPass, c, h);
     phase_mark(p.phase_cycles, 3);
   };
   if constexpr (CLUSTER)

@@ -110,10 +110,6 @@ struct DeltaParams {
   unsigned* grad_done = nullptr;
   const int4* grad_items = nullptr;
   int replay_slices = 0, bwd_slices = 0;
-  // The passes count a chunk at the step's end (REWY_EXPERIMENTS=countend), not once its outputs
-  // are stored mid-step: a release waits for the thread's copies in flight, and at the step's end
-  // those are the next stage's, which the next step waits for anyway.
-  bool count_at_step_end = false;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;
 };
@@ -144,11 +140,13 @@ enum CountedPass { kReplayPass = 0, kStateBwdPass = 1 };
 __device__ __forceinline__ unsigned* pass_count(const DeltaParams& p, CountedPass pass, int c, int h) {
   return p.pass_done + (int64_t(pass) * p.num_chunks + c) * p.H + h;
 }
-// A state pass's thread 0 counts this V-slice of chunk c out, after the block barrier that follows
-// its stores: mid-step or at the step's end (`at_step_end`), whichever DeltaParams::count_at_step_end
-// names (the caller marks both places).
-__device__ __forceinline__ void count_step(const DeltaParams& p, CountedPass pass, int c, int h, bool at_step_end) {
-  if (p.pass_done && p.count_at_step_end == at_step_end && threadIdx.x == 0) count_release(pass_count(p, pass, c, h));
+// A state pass's thread 0 counts this V-slice of chunk c out after the step's last block barrier,
+// not right after the barrier that follows its stores: the release waits for the thread's copies
+// in flight, which at the step's end are the next stage's, awaited by the next step anyway
+// (whole backward at 16 pairs 1.016-1.029x, elsewhere 0.993-1.027x; H200, 2026-12-02,
+// REWY_EXPERIMENTS=countend, docs/measurements/2026-12-02-s21/call2-sweeps/).
+__device__ __forceinline__ void count_step(const DeltaParams& p, CountedPass pass, int c, int h) {
+  if (p.pass_done && threadIdx.x == 0) count_release(pass_count(p, pass, c, h));
 }
 // Whether both passes have counted chunk c of head h out (V-slices: replay_slices, bwd_slices).
 __device__ __forceinline__ bool passes_counted(const DeltaParams& p, int c, int h) {

@@ -461,19 +461,21 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.dg = ptr<float>(gr.dg);
   p.dh0 = ptr<float>(gr.dh0);
   // grad_chunk beside the state passes where their CTAs leave at least a quarter of the 132 SMs
-  // to it. The whole backward, overlapped / after state_bwd: with 36 free (Recompute, 16 pairs)
-  // 1.115x DeltaNet, 1.147x GDN, 1.121x KDA, 1.119x GDN2; with 68 (Save, 32 pairs) 1.14-1.21x;
-  // with 4 (every other shape) 0.88-1.02x: the counts' fences on the passes' step chain and each
-  // CTA's wait cost more than 4 SMs return (H200, 2026-12-01, bench_delta --serial-grad,
-  // docs/measurements/2026-12-01-s20/call2-overlap/).
+  // to it, where the two passes run side by side, and for the channel gates (their grad_chunk the
+  // heavier part) everywhere. The whole backward, overlapped / after state_bwd: with 36 free
+  // (Recompute, 16 pairs) 1.115x DeltaNet, 1.147x GDN, 1.121x KDA, 1.119x GDN2; with 68 (Save, 32
+  // pairs) 1.14-1.21x (H200, 2026-12-01, bench_delta --serial-grad,
+  // docs/measurements/2026-12-01-s20/call2-overlap/). With 4 free (chunks counted at the step's
+  // end): side by side at 32 pairs 1.019-1.058x; at 64-256 pairs DeltaNet 0.971-0.991x, GDN
+  // 0.959-1.013x, KDA 0.995-1.014x, GDN2 1.006-1.030x (H200, 2026-12-02, REWY_EXPERIMENTS=
+  // countend,overlapall, docs/measurements/2026-12-02-s21/call2-sweeps/).
   const int replay_slices = sv.policy == Policy::Recompute ? int(V / std::min<int64_t>(li.bv, V)) : 0;
   const int bwd_slices = int(V / std::min<int64_t>(li.bwd_bv, V));
   // Side by side where both passes' CTAs fit at once (state_slices' paired rule), else the
   // replay ends before most of state_bwd starts.
   const bool paired = li.overlap_passes && d.N * H * (replay_slices + bwd_slices) <= kSMs;
   const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
-  // (REWY_EXPERIMENTS=overlapall: at every shape, to re-measure the rule with countend.)
-  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (kSMs - pass_ctas >= 32 || experiment("overlapall"));
+  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (kSMs - pass_ctas >= 32 || paired || channel_gate(cfg.variant));
   // Its counts (zeroed before the first kernel: a programmatic dependent's prerequisite is the
   // kernel just before it) and grad_chunk's chunk order.
   Tensor pass_done;
@@ -484,7 +486,6 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     p.replay_slices = replay_slices;
     p.bwd_slices = bwd_slices;
     p.grad_items = reinterpret_cast<const int4*>((paired ? ct.grad_paired : ct.grad_serial).data_ptr());
-    p.count_at_step_end = experiment("countend");
     g_overlapped_backwards.fetch_add(1, std::memory_order_relaxed);
   }
 

@@ -14,9 +14,7 @@ namespace rewy::delta::cuda_impl {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: `countend` (the state passes count a chunk out at the step's end: DeltaParams::
-// count_at_step_end) and `overlapall` (grad_chunk beside the passes at every shape, not only where
-// they leave 32 SMs); wy_prep_kernel's and grad_chunk_kernel's EXP flags are unused.
+// None now; wy_prep_kernel's and grad_chunk_kernel's EXP flags are unused.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");

@@ -1,5 +1,7 @@
 #include "kernels/delta/cuda/state_slices.h"
 
+#include <algorithm>
+
 namespace rewy::delta::cuda_impl {
 
 StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward) {
@@ -60,6 +62,16 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   s.bwd_bv = cfg.state_bwd_slice ? cfg.state_bwd_slice
              : pairs * (V / 128) >= 128 ? 128
              : paired_bv == 32 && V >= 64 ? 64 : s.bv;
+  // The Save backward with grad_chunk beside state_bwd (Config::overlap_grad) takes the widest
+  // slice that still gives 32 CTAs, leaving the rest of the SMs to grad_chunk: against the rule
+  // above, at (1, 16384, 16) 64 instead of 16: 1.45x DeltaNet, 1.57x GDN, 1.45x KDA, 1.44x GDN2;
+  // at 32 and 64 pairs 128 instead of 64: 1.034-1.088x (H200, 2026-12-02, bench_delta --bwd-slice
+  // 64|128, docs/measurements/2026-12-02-s21/call2-sweeps/).
+  if (backward && !recompute && cfg.overlap_grad && !cfg.state_bwd_slice) {
+    int w = int(std::min<int64_t>(128, V));
+    while (w > 16 && pairs * (V / w) < 32) w /= 2;
+    s.bwd_bv = w;
+  }
   return s;
 }
 

@@ -17,8 +17,9 @@ struct StateSlices {
 
 // pairs: (sequence, head) pairs; V: the value head dim; backward: the backward pass (replay and
 // state_bwd), else the forward. Reads cfg.policy (for the backward: the policy its forward ran
-// under), cfg.state_slice and cfg.state_bwd_slice (0: by this rule) and
-// cfg.concurrent_state_passes. Widths above V are V's (the launchers cap them).
+// under), cfg.state_slice and cfg.state_bwd_slice (0: by this rule), cfg.concurrent_state_passes
+// and cfg.overlap_grad (the Save backward's state_bwd). Widths above V are V's (the launchers cap
+// them).
 StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward);
 
 }  // namespace rewy::delta::cuda_impl

@@ -40,12 +40,16 @@ TEST(StateSlices, RecomputeForward) {
 
 TEST(StateSlices, RecomputeBackwardOnTwoStreams) {
   const Config cfg = config(Policy::Recompute);
-  expect(cfg, 16, 128, true, 32, 64);    // both passes' CTAs in one wave: 64 + 32 (state_bwd on wgmma)
+  expect(cfg, 16, 128, true, 64, 64);    // 2 x 32 (the narrowest that fits, 32, widened beside grad_chunk)
   expect(cfg, 32, 128, true, 64, 64);    // 2 x 64
   expect(cfg, 64, 128, true, 128, 128);  // 2 x 64
   expect(cfg, 128, 128, true, 64, 128);  // none fits: the one-pass rule
   expect(cfg, 256, 128, true, 64, 128);
   expect(cfg, 8, 64, true, 16, 16);      // 2 x 32 CTAs at V = 64
+  Config alone = cfg;  // grad_chunk after state_bwd: the narrowest width at which both fit
+  alone.overlap_grad = false;
+  expect(alone, 16, 128, true, 32, 64);  // 64 + 32 CTAs (state_bwd on wgmma)
+  expect(alone, 32, 128, true, 64, 64);
 }
 
 TEST(StateSlices, OnePassBackwardAndSave) {
@@ -80,7 +84,7 @@ TEST(StateSlices, AnExplicitWidthWinsEverywhere) {
     for (int64_t pairs : {16, 128}) expect(config(Policy::Recompute, true, 32), pairs, 128, backward, 32, 32);
   Config cfg = config(Policy::Recompute);
   cfg.state_bwd_slice = 16;  // state_bwd's alone: the replay keeps the rule's (or state_slice's)
-  expect(cfg, 16, 128, true, 32, 16);
+  expect(cfg, 16, 128, true, 64, 16);
   cfg.state_slice = 64;
   expect(cfg, 16, 128, true, 64, 16);
 }

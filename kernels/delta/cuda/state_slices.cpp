@@ -47,6 +47,11 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
         paired_bv = w;
         break;
       }
+  // With grad_chunk beside the passes (Config::overlap_grad), 64 where that rule gives 32: both
+  // passes on wgmma, 64 CTAs instead of 96, so 68 SMs for grad_chunk. Recompute backward at
+  // (1, 16384, 16): 1.042x DeltaNet, 1.016x GDN, 1.024x KDA, 1.015x GDN2 (H200, 2026-12-02,
+  // bench_delta --state-slice 64, docs/measurements/2026-12-02-s21/call4-sweeps/).
+  if (paired_bv == 32 && cfg.overlap_grad) paired_bv = 64;
   s.bv = paired_bv ? paired_bv
          : wide ? 128
          : bwd64 || fwd64 ? 64

@@ -12,7 +12,8 @@
 #
 # Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"; "-"
 # for none), SWEEPS ('|'-separated bench_delta options, each with optional VAR=VALUE words for
-# the environment, e.g. '--prep-warps 16|REWY_EXPERIMENTS=a --bwd-slice 64'; about 20 s each), OPS_SHAPES (default 0,3,5).
+# the environment, e.g. '--prep-warps 16|REWY_EXPERIMENTS=a --bwd-slice 64'; about 20 s each),
+# OPS_SHAPES (default 0,3,5).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh

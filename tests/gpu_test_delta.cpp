@@ -253,8 +253,9 @@ TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
+  constexpr int64_t kH = 4, kK = 128, kV = 128, kPairs = 2 * kH;  // two_sequences: two sequences
   for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
-    const RandomCase c = make_random_case(two_sequences(variant, 4, 128, 128, seed));
+    const RandomCase c = make_random_case(two_sequences(variant, kH, kK, kV, seed));
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
     const RandomCase dev = to_cuda(c, cuda(0));
     const CpuReference ref = ref_future.get();
@@ -271,7 +272,7 @@ TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
           EXPECT_GT(overlapped_backwards(), before) << name(variant) << " " << name(policy) << " slice " << slice
                                                     << ": grad_chunk did not run beside the state passes";
           // The same widths one after the other (the Save rule widens state_bwd's beside grad_chunk).
-          cfg.state_bwd_slice = cuda_impl::state_slices(cfg, 2 * 4, 128, true).bwd_bv;
+          cfg.state_bwd_slice = cuda_impl::state_slices(cfg, kPairs, kV, true).bwd_bv;
           cfg.concurrent_state_passes = false;
           cfg.overlap_grad = false;
           const Outputs serial = run_named(cfg, dev);

@@ -38,7 +38,7 @@ TEST(StateSlices, RecomputeForward) {
   expect(cfg, 16, 128, false, 16);    // (1, 16384, 16)
 }
 
-TEST(StateSlices, RecomputeBackwardOnTwoStreams) {
+TEST(StateSlices, RecomputeBackwardSideBySide) {
   const Config cfg = config(Policy::Recompute);
   expect(cfg, 16, 128, true, 64, 64);    // 2 x 32 (the narrowest that fits, 32, widened beside grad_chunk)
   expect(cfg, 32, 128, true, 64, 64);    // 2 x 64

@@ -63,7 +63,8 @@ struct Config {
   // CUDA: width of the V-slices of the sequential state kernels (one CTA per sequence, head and
   // slice): 0 picks by occupancy (kernels/delta/cuda/state_slices.cpp: 128 or 64 once they give
   // 128 CTAs, 16 when its CTAs fit one wave on 132 SMs, else 32 or 64; the backward's two passes
-  // on two streams counted together); 16, 32, 64 or 128 for every state pass of the call.
+  // side by side counted together, and wider beside grad_chunk); 16, 32, 64 or 128 for every state
+  // pass of the call.
   int state_slice = 0;
   // CUDA: state_bwd's width alone (16, 32, 64 or 128; 0: as above), e.g. to measure the backward
   // with its two state passes at different widths.

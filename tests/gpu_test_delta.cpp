@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <future>
@@ -170,7 +171,7 @@ TEST(GpuDelta, ChannelGatesRealisticAndOutOfRange) {
     expect_refused([&] { backward(cfg, steep_dev.in, bad, steep_dev.dout, steep_dev.dht); }, "backward", "");
     { const ForwardResult dropped = forward(cfg, steep_dev.in); }
     synchronize(Stream::default_for(cuda(0)));
-    expect_refused([&] { forward(cfg, good_dev.in); }, "next call", "an earlier CUDA delta-rule forward");
+    expect_refused([&] { forward(cfg, good_dev.in); }, "next call", "an earlier CUDA delta-rule call");
     EXPECT_NO_THROW(forward(cfg, good_dev.in).verify()) << "the error is raised once";
   }
 }
@@ -281,6 +282,45 @@ TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
                                           std::to_string(slice) + (passes ? "" : ", grad_chunk alone") +
                                           " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
         }
+  }
+}
+
+// A state pass that never counts a chunk out (REWY_TEST_STALL_PASSES=1: grad_chunk waits for one
+// replay count more than the slices give) ends in an error naming the stall once the wait gives up
+// (REWY_PASS_WAIT_MS), raised once, not in a device that never finishes; the call after that runs
+// clean. Both policies (the Save backward has no replay: its count never comes).
+TEST(GpuDelta, StalledPassesRaiseInsteadOfHanging) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const uint64_t seed = test::fresh_seed();
+  const RandomCase dev = to_cuda(make_random_case(two_sequences(Variant::KDA, 4, 128, 128, seed)), cuda(0));
+  for (Policy policy : {Policy::Recompute, Policy::Save}) {
+    Config cfg;
+    cfg.variant = Variant::KDA;
+    cfg.policy = policy;
+    ::setenv("REWY_TEST_STALL_PASSES", "1", 1);
+    ::setenv("REWY_PASS_WAIT_MS", "200", 1);
+    const int64_t before = overlapped_backwards();
+    // The error is raised once: by the stalled call (when its forward's check reads the words after
+    // the wait gave up) or by the next call's entry.
+    int raised = 0;
+    auto run_counting = [&](const char* which) {
+      try {
+        run_named(cfg, dev);
+      } catch (const std::exception& e) {
+        ++raised;
+        EXPECT_NE(std::string(e.what()).find("gave up"), std::string::npos) << which << ": " << e.what();
+      }
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    run_counting("the stalled call");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ::unsetenv("REWY_TEST_STALL_PASSES");
+    ::unsetenv("REWY_PASS_WAIT_MS");
+    ASSERT_GT(overlapped_backwards(), before) << name(policy) << ": grad_chunk did not run beside the passes";
+    EXPECT_LT(seconds, 5.0) << name(policy) << ": every grad_chunk CTA waited on its own";
+    if (raised == 0) run_counting("the call after it");
+    EXPECT_EQ(raised, 1) << name(policy) << ": the stall was not raised";
+    EXPECT_NO_THROW(run_named(cfg, dev)) << name(policy) << ": the error was raised twice";
   }
 }
 

@@ -144,9 +144,16 @@ struct WgBwdShape {
 // the whole q tile and converts the next stage's while warpgroup 1 forms ∂E, off the step's chain
 // (converting each step's own q before its first barrier put it on the chain: state_bwd 176 ->
 // 190 us at shape 0, against 176 -> 157 this way; H200, 2026-12-01, docs/measurements/2026-12-01-s19/).
+//
+// Few wgmma pipeline drains on the step's chain: Q̂ᵀ∂O's two terms in flight together; the ∂E
+// warpgroup's two products too (the 1/s between them folded into ∂H⁺ᵀ's bf16 tile; not with
+// scalar gates, whose row decays scale one product), and its own Q̂ᵀ∂O issued behind them, so its
+// last phase is −Wᵀ∂E alone: state_bwd 1.003-1.04x, the Save backward 1.003-1.023x geomean (H200,
+// 2026-12-02, REWY_EXPERIMENTS=wgchain, docs/measurements/2026-12-02-s22/).
 template <int VAR, int K, int V, int BV, bool QRAW = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
+  constexpr bool kFoldScale = !kKraw, kBothHold = K / 64 >= 2;
   using L = WgBwdShape<K, BV, kQlo, kKraw>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
@@ -254,51 +261,61 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     phase_mark(p.phase_cycles, 0);
 
     if (holds_state) {  // ∂H⁺ᵀ for this chunk's products, and its bf16 snapshot
-      wg::store_transposed<BV>(Hacc, Dt, srow0);
+      wg::store_transposed<BV>(Hacc, Dt, srow0, kFoldScale ? inv_s : 1.f);
       if (p.dHs) wg_store_rows<BV>(Hacc, p.dHs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
     }
     wg::fence_smem_writes();  // ∂H⁺ᵀ and this thread's landed copies, for wgmma's async proxy
     __syncthreads();
     phase_mark(p.phase_cycles, 1);
-    // One accumulator, acc, serves warpgroup 1's ∂E and each holder's Q̂ᵀ∂O; ∂H's registers meet a
-    // wgmma only in the last product. (Accumulating Q̂ᵀ∂O into them in one warpgroup-dependent
-    // branch and Wᵀ∂E in another made ptxas serialize the kernel's wgmma, its warning C7520.)
+    // acc: each holder's Q̂ᵀ∂O (warpgroup 1's ∂E has its own); ∂H's registers meet a wgmma only in
+    // the last product. (Accumulating Q̂ᵀ∂O into them in one warpgroup-dependent branch and Wᵀ∂E in
+    // another made ptxas serialize the kernel's wgmma, its warning C7520; so did −Wᵀ∂E issued before
+    // a warpgroup-dependent Q̂ᵀ∂O with one wait for both.)
     float acc[BV / 2];
     if (holds_state && !forms_dE) {  // Q̂ᵀ∂O, beside the ∂E warpgroup
-      wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
-      if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+      wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
+      if constexpr (kQlo) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+      wg::commit();
+      wg::wait<0>();
     }
     if constexpr (QRAW)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
       if (threadIdx.x < kQThreads && i + 1 < count) {
         cp_async_wait<0>();
         convert_q((i + 1) % L::NS, eg_cur);
       }
-    if (forms_dE) {  // ∂E = s Pᵀ∂O + K̄ ∂H⁺ (scalar gates: Diag(e^{γ−G}) K ∂H⁺), as s (Pᵀ∂O + K̄∂H⁺/s)
-      wg::gemm<BV, K, Major::K, Major::K>(acc, bf(L::Kb), Dt, false);
-      if constexpr (kKraw) {
+    if (forms_dE) {  // ∂E's products, then (both warpgroups holding) this one's Q̂ᵀ∂O behind them
+      float accE[BV / 2];
+      wg::gemm_issue<BV, K, Major::K, Major::K>(accE, bf(L::Kb), Dt, false);
+      if constexpr (kFoldScale) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(accE, bf(L::P), bf(L::dO), true);
+      wg::commit();
+      if constexpr (kBothHold) {
+        wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
+        if constexpr (kQlo) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+        wg::commit();
+        wg::wait<1>();  // ∂E's first group
+      } else {
+        wg::wait<0>();
+      }
+      if constexpr (!kFoldScale) {  // scalar gates: K̄∂H⁺'s rows scaled before Pᵀ∂O joins them
         const float2 f = scalar_row_decays(reinterpret_cast<const float*>(sm + L::graw), 16 * ((threadIdx.x >> 5) & 3));
 #pragma unroll
-        for (int j = 0; j < BV / 2; ++j) acc[j] *= ((j & 2) ? f.y : f.x) * inv_s;
-      } else {
-#pragma unroll
-        for (int j = 0; j < BV / 2; ++j) acc[j] *= inv_s;
+        for (int j = 0; j < BV / 2; ++j) accE[j] *= ((j & 2) ? f.y : f.x) * inv_s;
+        wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(accE, bf(L::P), bf(L::dO), true);
+        wg::commit();
+        wg::wait<0>();
       }
-      wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::P), bf(L::dO), true);
 #pragma unroll
-      for (int j = 0; j < BV / 2; ++j) acc[j] *= s;
-      wg_store_rows<BV>(acc, p.dE + baseV, strideV, sp.len, 1.f);
+      for (int j = 0; j < BV / 2; ++j) accE[j] *= s;
+      wg_store_rows<BV>(accE, p.dE + baseV, strideV, sp.len, 1.f);
 #pragma unroll
-      for (int j = 0; j < BV / 2; ++j) acc[j] = -acc[j];
-      wg::store_transposed<BV>(acc, Et, 0);
+      for (int j = 0; j < BV / 2; ++j) accE[j] = -accE[j];
+      wg::store_transposed<BV>(accE, Et, 0);
       wg::fence_smem_writes();
+      wg::wait<0>();  // Q̂ᵀ∂O
     }
     __syncthreads();  // −∂Eᵀ complete
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
-      if (forms_dE) {  // this warpgroup's Q̂ᵀ∂O, after ∂E
-        wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
-        if constexpr (kQlo) wg::gemm<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
-      }
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
 #pragma unroll
       for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];
@@ -389,11 +406,18 @@ __device__ __forceinline__ bool passes_out(const DeltaParams& p, int c, int h) {
   return !p.pass_done || threadIdx.x != 0 || passes_counted(p, c, h);
 }
 // Then, before the loads of their outputs: thread 0 waits if they were not out, and the block
-// barrier orders every thread's later copies after its acquire.
-__device__ __forceinline__ void wait_for_passes(const DeltaParams& p, int c, int h, bool out) {
-  if (!p.pass_done) return;
-  if (threadIdx.x == 0 && !out) wait_passes_counted(p, c, h);
-  __syncthreads();
+// barrier orders every thread's later copies after its acquire. False: the wait gave up
+// (wait_passes_counted), for every thread of the block.
+__device__ __forceinline__ bool wait_for_passes(const DeltaParams& p, int c, int h, bool out) {
+  if (!p.pass_done) return true;
+  const bool gave_up = threadIdx.x == 0 && !out && !wait_passes_counted(p, c, h);
+  return !__syncthreads_or(gave_up);
+}
+// The overlapped backward: the last grad_chunk CTA to finish holds the grid until state_bwd's is
+// complete (the kernels after it wait for grad_chunk's grid only).
+__device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
+  if (p.grad_done && threadIdx.x == 0)
+    if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
 template <int VAR, int K, int V>
@@ -557,7 +581,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
   load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
-  wait_for_passes(p, c, h, out);  // H, E, ∂H⁺ and ∂E of this chunk are out
+  if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
+    cp_async_commit();  // the copies issued so far land before the block leaves
+    cp_async_wait<0>();
+    grad_cta_done(p);
+    return;
+  }
   load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
   cp_async_commit();
   load_E();
@@ -1080,9 +1109,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
   }
   phase_mark(p.phase_cycles, 6);  // thread 0's view: it takes part in both ∂g branches
-  // The overlapped backward: the last CTA to finish holds the grid until state_bwd's is complete.
-  if (p.grad_done && threadIdx.x == 0)
-    if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
+  grad_cta_done(p);
 }
 
 }  // namespace rewy::delta::cuda_impl

@@ -52,7 +52,8 @@ constexpr bool fused_gate(int var, bool output, bool store, int bv) {
 
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
 // stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).
-enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrWords = 2 };
+// kErrPassStall: grad_chunk gave up waiting for the state passes' counts (DeltaParams::pass_wait_ns).
+enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrPassStall = 2, kErrWords = 3 };
 
 // Where a chunk sits in the token stream: its first token and its valid rows (1..C).
 struct ChunkSpan {
@@ -106,8 +107,12 @@ struct DeltaParams {
   // replay_slices and bwd_slices. grad_items: its CTAs' chunks in the order the passes finish them
   // ({chunk, tok0, len, 0} [num_chunks]); grad_done: its finished CTAs (the last waits for the
   // passes' grids). Null: no counts, the launch order alone orders the kernels.
+  // pass_stalled: set by the first grad_chunk CTA that waited pass_wait_ns for a count in vain (it
+  // stores kErrPassStall too); the others then stop waiting, and the backward's results are void.
   unsigned* pass_done = nullptr;
   unsigned* grad_done = nullptr;
+  unsigned* pass_stalled = nullptr;
+  unsigned long long pass_wait_ns = 0;
   const int4* grad_items = nullptr;
   int replay_slices = 0, bwd_slices = 0;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
@@ -153,9 +158,26 @@ __device__ __forceinline__ bool passes_counted(const DeltaParams& p, int c, int 
   return load_acquire(pass_count(p, kReplayPass, c, h)) >= unsigned(p.replay_slices) &&
          load_acquire(pass_count(p, kStateBwdPass, c, h)) >= unsigned(p.bwd_slices);
 }
-// Thread 0: spins until they have.
-__device__ __forceinline__ void wait_passes_counted(const DeltaParams& p, int c, int h) {
-  for (unsigned ns = 32; !passes_counted(p, c, h); ns = ns < 1024 ? 2 * ns : ns) __nanosleep(ns);
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// Thread 0: spins until they have (true), or until pass_wait_ns pass or another CTA gave up (false):
+// a count that never arrives (a pass that failed to launch or to count) becomes an error, not a
+// device that never finishes.
+__device__ __forceinline__ bool wait_passes_counted(const DeltaParams& p, int c, int h) {
+  const unsigned long long t0 = global_ns();
+  for (unsigned ns = 32; !passes_counted(p, c, h); ns = ns < 1024 ? 2 * ns : ns) {
+    if (*reinterpret_cast<volatile unsigned*>(p.pass_stalled)) return false;
+    if (global_ns() - t0 > p.pass_wait_ns) {
+      atomicExch(p.pass_stalled, 1u);
+      if (p.error_flag) p.error_flag[kErrPassStall] = 1;
+      return false;
+    }
+    __nanosleep(ns);
+  }
+  return true;
 }
 
 // Where a chunk-parallel kernel's time goes: thread 0 of every CTA adds the SM cycles since the

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -105,16 +106,31 @@ const ErrorWords& error_words(int device) {
   return w;
 }
 
-// Throws (and clears) an error some forward's kernels stored for `device`; `who` names the call.
+// How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
+// far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
+bool stall_passes_for_test() {
+  const char* e = std::getenv("REWY_TEST_STALL_PASSES");
+  return e && std::string(e) == "1";
+}
+int64_t pass_wait_ms() {
+  const char* e = std::getenv("REWY_PASS_WAIT_MS");
+  return e ? std::max<int64_t>(1, std::atoll(e)) : int64_t(10000);
+}
+
+// Throws (and clears) an error some call's kernels stored for `device`; `who` names the call.
 void raise_stored_errors(int device, const std::string& who) {
   volatile int* w = error_words(device).host;
-  if (w[kErrGateSpan] == 0 && w[kErrPositiveGate] == 0) return;
+  if (w[kErrGateSpan] == 0 && w[kErrPositiveGate] == 0 && w[kErrPassStall] == 0) return;
   // A forward still running (the entry check can meet one part-way) stores its errors again from
   // its later blocks and kernels: wait for every kernel on the device so that this raise covers
   // them all and a later call does not raise the same error again (the error path only).
   CUDA_CHECK(cudaDeviceSynchronize());
-  const bool positive = w[kErrPositiveGate] != 0;
-  w[kErrGateSpan] = w[kErrPositiveGate] = 0;
+  const bool positive = w[kErrPositiveGate] != 0, stalled = w[kErrPassStall] != 0;
+  w[kErrGateSpan] = w[kErrPositiveGate] = w[kErrPassStall] = 0;
+  REWY_CHECK(!stalled,
+             "{}: an overlapped backward's grad_chunk waited {} ms for the state passes' progress and gave up; "
+             "that backward's gradients are void (rerun it with --serial-grad, Config::overlap_grad = false)",
+             who, pass_wait_ms());
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
             "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
@@ -141,9 +157,9 @@ class ForwardCheck final : public PendingCheck {
   cudaEvent_t done_{};
 };
 
-// Errors of earlier forwards whose kernels have run, raised at the next call's entry.
+// Errors of earlier calls whose kernels have run, raised at the next call's entry.
 void raise_earlier_errors(int device) {
-  raise_stored_errors(device, fmt::format("an earlier CUDA delta-rule forward on cuda:{}", device));
+  raise_stored_errors(device, fmt::format("an earlier CUDA delta-rule call on cuda:{}", device));
 }
 
 template <class T> T* ptr(const Tensor& t) { return t.defined() ? static_cast<T*>(t.data_ptr()) : nullptr; }
@@ -412,6 +428,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
              "backward: the forward result holds no saved 𝒯 and P (was it computed on CUDA?)");
 
   DeltaParams p = base_params(d, in, ct, resolve_scale(cfg, d));
+  p.error_flag = error_words(dev.index).device;  // grad_chunk's kErrPassStall
   const Tensor dO = kernel_ready(dout, s);
   const Tensor dHT = kernel_ready(dht, s);
   Config as_saved = cfg;  // the policy the forward ran under decides the backward's launches
@@ -480,10 +497,14 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // kernel just before it) and grad_chunk's chunk order.
   Tensor pass_done;
   if (li.overlap_grad) {
-    pass_done = Tensor::zeros({2 * int64_t(ct.num_chunks) * H + 1}, DType::I32, dev, &s);
+    pass_done = Tensor::zeros({2 * int64_t(ct.num_chunks) * H + 2}, DType::I32, dev, &s);
     p.pass_done = ptr<unsigned>(pass_done);
     p.grad_done = p.pass_done + 2 * int64_t(ct.num_chunks) * H;
-    p.replay_slices = replay_slices;
+    p.pass_stalled = p.grad_done + 1;
+    p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
+    // REWY_TEST_STALL_PASSES=1 (tests): grad_chunk expects one replay count more than the slices
+    // give, so its wait must end in kErrPassStall.
+    p.replay_slices = replay_slices + (stall_passes_for_test() ? 1 : 0);
     p.bwd_slices = bwd_slices;
     p.grad_items = reinterpret_cast<const int4*>((paired ? ct.grad_paired : ct.grad_serial).data_ptr());
     g_overlapped_backwards.fetch_add(1, std::memory_order_relaxed);

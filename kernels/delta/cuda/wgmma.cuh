@@ -112,8 +112,10 @@ struct Mma<128> {
 // acc (+)= A·B over K for one warpgroup: A is 64×K, B is K×N, each a 128-byte-swizzled tile in
 // the tile_offset layout: MA = K: A stored [64][K]; MA = MN: A stored [K][64]; MB = K: B stored
 // [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits.
+// gemm_issue: the products only; the caller commits and waits (several products in flight, one
+// pipeline drain).
 template <int N, int K, Major MA, Major MB>
-__device__ __forceinline__ void gemm(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
+__device__ __forceinline__ void gemm_issue(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
   static_assert(K % 16 == 0, "K is a multiple of 16");
   static_assert(MB == Major::K || N % kPanel == 0, "an MN-major B needs N a multiple of 64");
   fence_operands();
@@ -125,6 +127,10 @@ __device__ __forceinline__ void gemm(float (&acc)[N / 2], const bf16_t* A, const
     Mma<N>::template run<MA == Major::MN, MB == Major::MN>(acc, desc_sw128<MA>(a, K * kPanel * 2),
                                                           desc_sw128<MB>(b, K * kPanel * 2), accumulate || k > 0);
   }
+}
+template <int N, int K, Major MA, Major MB>
+__device__ __forceinline__ void gemm(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
+  gemm_issue<N, K, MA, MB>(acc, A, B, accumulate);
   commit();
   wait<0>();
 }
@@ -170,10 +176,10 @@ __device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf1
 // Row of this thread's first fragment entries in the warpgroup's m64nN fragment (its second: + 8).
 __device__ __forceinline__ int frag_row() { return 16 * ((threadIdx.x & 127) >> 5) + ((threadIdx.x & 31) >> 2); }
 
-// T[c][row0 + r] = bf16(acc(r, c)): H and E transposed for the state passes' products.
+// T[c][row0 + r] = bf16(alpha acc(r, c)): H and E transposed for the state passes' products.
 template <int N>
-__device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0) {
-  stmatrix_fragment<N, true>(acc, T, row0, 1.f, 1.f);
+__device__ __forceinline__ void store_transposed(const float (&acc)[N / 2], bf16_t* T, int row0, float alpha = 1.f) {
+  stmatrix_fragment<N, true>(acc, T, row0, alpha, alpha);
 }
 
 // T[c][row0 + r] = bf16(row_scale[r] acc(r, c)): a row-scaled transposed store, acc unchanged.

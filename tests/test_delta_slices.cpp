@@ -3,6 +3,7 @@
 // rule shows here before it reaches a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "kernels/delta/cuda/state_slices.h"
@@ -50,6 +51,24 @@ TEST(StateSlices, RecomputeBackwardSideBySide) {
   alone.overlap_grad = false;
   expect(alone, 16, 128, true, 32, 64);  // 64 + 32 CTAs (state_bwd on wgmma)
   expect(alone, 32, 128, true, 64, 64);
+}
+
+// The launch decides "side by side" from the widths the rule gave (passes_fit_together): where the
+// rule chose a width for both passes together, the launch must see them fit; where it fell back to
+// the one-pass rule, they must not.
+TEST(StateSlices, SideBySideWhereTheRuleFitBothPasses) {
+  EXPECT_TRUE(passes_fit_together(16, 4, 4));    // 128 CTAs
+  EXPECT_TRUE(passes_fit_together(66, 1, 1));    // 132: every SM
+  EXPECT_FALSE(passes_fit_together(67, 1, 1));   // 134
+  EXPECT_FALSE(passes_fit_together(128, 2, 1));  // 384
+  const Config cfg = config(Policy::Recompute);
+  for (int64_t V : {64, 128})
+    for (int64_t pairs : {1, 2, 8, 16, 32, 33, 64, 66, 67, 128, 256}) {
+      const StateSlices s = state_slices(cfg, pairs, V, true);
+      const int64_t replay = V / std::min<int64_t>(s.bv, V), bwd = V / std::min<int64_t>(s.bwd_bv, V);
+      const bool by_rule = 2 * pairs * (V / std::min<int64_t>(128, V)) <= kSMs;  // some width fits both
+      EXPECT_EQ(passes_fit_together(pairs, replay, bwd), by_rule) << pairs << " pairs, V = " << V;
+    }
 }
 
 TEST(StateSlices, OnePassBackwardAndSave) {

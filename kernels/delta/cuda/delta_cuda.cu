@@ -490,7 +490,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   const int bwd_slices = int(V / std::min<int64_t>(li.bwd_bv, V));
   // Side by side where both passes' CTAs fit at once (state_slices' paired rule), else the
   // replay ends before most of state_bwd starts.
-  const bool paired = li.overlap_passes && d.N * H * (replay_slices + bwd_slices) <= kSMs;
+  const bool paired = li.overlap_passes && passes_fit_together(d.N * H, replay_slices, bwd_slices);
   const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
   li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (kSMs - pass_ctas >= 32 || paired || channel_gate(cfg.variant));
   // Its counts (zeroed before the first kernel: a programmatic dependent's prerequisite is the

@@ -43,7 +43,7 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   int paired_bv = 0;
   if (backward && recompute && cfg.concurrent_state_passes)
     for (int w : {16, 32, 64, 128})
-      if (w <= V && 2 * pairs * (V / w) <= kSMs) {
+      if (w <= V && passes_fit_together(pairs, V / w, V / w)) {
         paired_bv = w;
         break;
       }

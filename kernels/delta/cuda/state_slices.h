@@ -10,6 +10,13 @@ namespace rewy::delta::cuda_impl {
 // The H200's SMs: the rule below and the backward's overlap (delta_cuda.cu) count CTAs against them.
 inline constexpr int64_t kSMs = 132;
 
+// Whether the Recompute backward's two state passes run side by side: the CTAs of both (one per
+// pair and V-slice each) fit the SMs at once. The slice rule picks widths by it and the backward's
+// launch (delta_cuda.cu) decides by it from the widths it got.
+inline bool passes_fit_together(int64_t pairs, int64_t replay_slices, int64_t bwd_slices) {
+  return pairs * (replay_slices + bwd_slices) <= kSMs;
+}
+
 struct StateSlices {
   int bv = 64;      // the forward's state pass, or the backward's replay of it
   int bwd_bv = 64;  // state_bwd

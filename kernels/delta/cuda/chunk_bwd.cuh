@@ -148,8 +148,8 @@ struct WgBwdShape {
 // Few wgmma pipeline drains on the step's chain: Q̂ᵀ∂O's two terms in flight together; the ∂E
 // warpgroup's two products too (the 1/s between them folded into ∂H⁺ᵀ's bf16 tile; not with
 // scalar gates, whose row decays scale one product), and its own Q̂ᵀ∂O issued behind them, so its
-// last phase is −Wᵀ∂E alone: state_bwd 1.003-1.04x, the Save backward 1.003-1.023x geomean (H200,
-// 2026-12-02, REWY_EXPERIMENTS=wgchain, docs/measurements/2026-12-02-s22/).
+// last phase is −Wᵀ∂E alone: state_bwd 1.00-1.04x at shape 0, the backward 1.003-1.022x geomean
+// (H200, 2026-12-02, REWY_EXPERIMENTS=wgchain, docs/measurements/2026-12-02-s22/call2-experiments/).
 template <int VAR, int K, int V, int BV, bool QRAW = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
         wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
         if constexpr (kQlo) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
         wg::commit();
-        wg::wait<1>();  // ∂E's first group
+        wg::wait<1>();  // ∂E's group (the older of the two)
       } else {
         wg::wait<0>();
       }

@@ -106,12 +106,14 @@ const ErrorWords& error_words(int device) {
   return w;
 }
 
-// How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
-// far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
+// REWY_TEST_STALL_PASSES=1 (GPU test): the overlapped backward's grad_chunk waits for a count that
+// never comes, so its wait must end in kErrPassStall.
 bool stall_passes_for_test() {
   const char* e = std::getenv("REWY_TEST_STALL_PASSES");
   return e && std::string(e) == "1";
 }
+// How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
+// far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
 int64_t pass_wait_ms() {
   const char* e = std::getenv("REWY_PASS_WAIT_MS");
   return e ? std::max<int64_t>(1, std::atoll(e)) : int64_t(10000);
@@ -120,17 +122,21 @@ int64_t pass_wait_ms() {
 // Throws (and clears) an error some call's kernels stored for `device`; `who` names the call.
 void raise_stored_errors(int device, const std::string& who) {
   volatile int* w = error_words(device).host;
-  if (w[kErrGateSpan] == 0 && w[kErrPositiveGate] == 0 && w[kErrPassStall] == 0) return;
+  bool any = false;
+  for (int i = 0; i < kErrWords; ++i) any |= w[i] != 0;
+  if (!any) return;
   // A forward still running (the entry check can meet one part-way) stores its errors again from
   // its later blocks and kernels: wait for every kernel on the device so that this raise covers
   // them all and a later call does not raise the same error again (the error path only).
   CUDA_CHECK(cudaDeviceSynchronize());
   const bool positive = w[kErrPositiveGate] != 0, stalled = w[kErrPassStall] != 0;
-  w[kErrGateSpan] = w[kErrPositiveGate] = w[kErrPassStall] = 0;
+  for (int i = 0; i < kErrWords; ++i) w[i] = 0;
+  // (The wait's length is not named: REWY_PASS_WAIT_MS may have changed since that backward ran.)
   REWY_CHECK(!stalled,
-             "{}: an overlapped backward's grad_chunk waited {} ms for the state passes' progress and gave up; "
-             "that backward's gradients are void (rerun it with --serial-grad, Config::overlap_grad = false)",
-             who, pass_wait_ms());
+             "{}: an overlapped backward's grad_chunk waited for the state passes' progress past its bound "
+             "(REWY_PASS_WAIT_MS, 10 s by default) and gave up; that backward's gradients are void (rerun it "
+             "with --serial-grad, Config::overlap_grad = false)",
+             who);
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
             "between a block's first or last row and its middle row, e.g. per-step g below -10); the CUDA "
@@ -502,9 +508,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     p.grad_done = p.pass_done + 2 * int64_t(ct.num_chunks) * H;
     p.pass_stalled = p.grad_done + 1;
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
-    // REWY_TEST_STALL_PASSES=1 (tests): grad_chunk expects one replay count more than the slices
-    // give, so its wait must end in kErrPassStall.
-    p.replay_slices = replay_slices + (stall_passes_for_test() ? 1 : 0);
+    p.replay_slices = replay_slices + (stall_passes_for_test() ? 1 : 0);  // a count that never comes
     p.bwd_slices = bwd_slices;
     p.grad_items = reinterpret_cast<const int4*>((paired ? ct.grad_paired : ct.grad_serial).data_ptr());
     g_overlapped_backwards.fetch_add(1, std::memory_order_relaxed);

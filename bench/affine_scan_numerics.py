@@ -6,7 +6,8 @@ states entering every chunk are an inclusive scan of the pairs (A_c, B_c) under
 (A2, B2) o (A1, B1) = (A2 A1, A2 B1 + B2): log2(N) levels instead of a chain of N steps. This
 checks the states' error against an fp64 chain when the scan's operands are rounded to bf16 or
 tf32 (fp32 accumulation), beside the sequential pass's own model (W, U, K, H and E rounded to
-bf16 where the state kernels round them). Inputs: unit-norm keys, beta ~ U(0, 1), v ~ N(0, 1).
+bf16 where the state kernels round them), and a chain of the maps themselves, one product a step
+(H <- H - (K^T W) H + K^T U with the maps' products in bf16; or A_c rounded whole). Inputs: unit-norm keys, beta ~ U(0, 1), v ~ N(0, 1).
 
     python3 bench/affine_scan_numerics.py [seed] [K] [chunks]
 """
@@ -64,12 +65,25 @@ def state_errors(seed=0, K=64, N=256, C=64, V=64):
             A, B, step = A2, B2, 2 * step
         return np.stack([np.zeros((K, V))] + B[: N - 1])
 
+    def map_chain(whole):  # one product a step: H <- A_c bf16(H) + B_c, maps formed per chunk in fp32
+        H, out = np.zeros((K, V)), []
+        for c in range(N):
+            out.append(H.copy())
+            M = bf16(bf16(ks[c]).T @ bf16(Ws[c]))  # K^T W, the map's low-rank part, bf16
+            Bc = bf16(bf16(ks[c]).T @ bf16(Us[c]))
+            if whole:  # A_c = I - K^T W rounded whole: its identity part rounds too
+                H = bf16(np.eye(K) - bf16(ks[c]).T @ bf16(Ws[c])) @ bf16(H) + Bc
+            else:  # the identity (decay) part applied to the fp32 state, the product with M only
+                H = H - M @ bf16(H) + Bc
+        return np.stack(out)
+
     ref = chain(False)
 
     def err(x):
         return float(np.linalg.norm(x - ref) / np.linalg.norm(ref))
 
-    return {"chain": err(chain(True)), "bf16": err(scan(7)), "tf32": err(scan(10)), "fp32": err(scan(0))}
+    return {"chain": err(chain(True)), "bf16": err(scan(7)), "tf32": err(scan(10)), "fp32": err(scan(0)),
+            "map": err(map_chain(False)), "map_whole": err(map_chain(True))}
 
 
 def main():
@@ -81,6 +95,8 @@ def main():
     print(f"  sequential pass (bf16 where the kernels round): {e['chain']:.2e}")
     for name in ("bf16", "tf32", "fp32"):
         print(f"  scan, {name} operands: {e[name]:.2e}")
+    print(f"  chain of maps, one product a step (bf16 K^T W and K^T U, fp32 identity): {e['map']:.2e}")
+    print(f"  chain of maps, A_c rounded whole to bf16: {e['map_whole']:.2e}")
 
 
 if __name__ == "__main__":

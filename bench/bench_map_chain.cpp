@@ -3,7 +3,8 @@
 // bench_delta` gives the present pass (state_fwd_out) in the same call. Random maps (the chain
 // stays bounded: M small, e^γ = 0.99); the L2 flushed before each sample, median of --samples.
 //
-//   bench_map_chain [--shapes 0,1,2,3,4,5] [--slices 16,32,64] [--samples 20] [Google Benchmark flags]
+//   bench_map_chain [--shapes 0,1,2,3,4,5] [--slices 16,32,64] [--samples 20] [--split-output]
+//                   [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -48,7 +49,7 @@ Tensor random_tensor(const Shape& shape, DType dt, uint64_t offset, double lo, d
   return t;
 }
 
-void bench_case(benchmark::State& state, int si, int bv, int samples) {
+void bench_case(benchmark::State& state, int si, int bv, int samples, bool split) {
   if (!cuda_available()) {
     state.SkipWithError("no CUDA device");
     return;
@@ -68,6 +69,7 @@ void bench_case(benchmark::State& state, int si, int bv, int samples) {
   a.o = Tensor::empty({T, H, V}, DType::BF16, cuda(0));
   a.scale = float(1.0 / std::sqrt(double(K)));
   a.bv = bv;
+  a.split_output = split;
   const Stream s = Stream::default_for(cuda(0));
   cudaEvent_t e0, e1;
   CUDA_CHECK(cudaEventCreate(&e0));
@@ -101,6 +103,7 @@ void bench_case(benchmark::State& state, int si, int bv, int samples) {
 int main(int argc, char** argv) {
   std::vector<int> shapes{0, 1, 2, 3, 4, 5}, slices{16, 32, 64};
   int samples = 20;
+  bool split = false;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
     if (a == "--shapes") shapes = parse_ints(argv[++i]);
     else if (a == "--slices") slices = parse_ints(argv[++i]);
     else if (a == "--samples") samples = std::stoi(argv[++i]);
+    else if (a == "--split-output") split = true;
     else rest.push_back(argv[i]);
   }
   for (int si : shapes) {
@@ -119,8 +123,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     for (int bv : slices) {
-      const std::string name = "map_chain/shape" + std::to_string(si) + "/bv" + std::to_string(bv);
-      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { bench_case(st, si, bv, samples); })
+      const std::string name =
+          "map_chain/shape" + std::to_string(si) + "/bv" + std::to_string(bv) + (split && bv >= 32 ? "/split" : "");
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { bench_case(st, si, bv, samples, split); })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);

@@ -15,24 +15,19 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
 
 using namespace rewy;
+using namespace rewy::bench;
 using namespace rewy::delta;
 
 namespace {
-
-struct Shape4 {
-  int64_t B, T, H, D;
-};
-const Shape4 kShapes[] = {{8, 2048, 16, 128}, {4, 4096, 16, 128}, {2, 8192, 16, 128},
-                          {1, 16384, 16, 128}, {8, 4096, 32, 128}, {1, 32768, 32, 128}};
 
 struct Options {
   std::vector<std::string> ops{"deltanet", "gdn", "kda", "gdn2"};
@@ -53,14 +48,6 @@ struct Options {
   bool multicast = false;            // Config::multicast_state_tiles = true
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct Row {
   std::string op, policy, gates, dir, algo;
   int shape;
@@ -68,44 +55,12 @@ struct Row {
 };
 std::vector<Row> g_rows;
 
-// Times fn with CUDA events after an L2 flush; returns per-sample milliseconds.
-template <class F>
-std::vector<double> time_samples(F&& fn, int samples, void* flush, size_t flush_bytes) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) fn();  // warm-up: first-use attribute setup, allocator pools
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<double> ms;
-  for (int i = 0; i < samples; ++i) {
-    CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, nullptr));
-    CUDA_CHECK(cudaEventRecord(a, nullptr));
-    fn();
-    CUDA_CHECK(cudaEventRecord(b, nullptr));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  return ms;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 void bench_case(benchmark::State& state, const Options& opt, const std::string& op, int si, const std::string& pol,
                 const std::string& gates, bool fwd_dir, const std::string& algo) {
   if (!cuda_available()) {
     state.SkipWithError("no CUDA device");
     return;
   }
-  static void* flush = nullptr;
-  constexpr size_t kFlushBytes = size_t(256) << 20;  // > 4x the H200's 60 MB L2
-  if (!flush) CUDA_CHECK(cudaMalloc(&flush, kFlushBytes));
   const Shape4 sh = kShapes[si];
   RandomSpec sp;
   sp.variant = parse_variant(op);
@@ -131,11 +86,10 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   std::vector<double> ms;
   for (auto _ : state) {
     if (fwd_dir) {
-      ms = time_samples([&] { benchmark::DoNotOptimize(forward(cfg, c.in)); }, opt.samples, flush, kFlushBytes);
+      ms = time_samples([&] { benchmark::DoNotOptimize(forward(cfg, c.in)); }, opt.samples);
     } else {
       const ForwardResult f = forward(cfg, c.in);
-      ms = time_samples([&] { benchmark::DoNotOptimize(backward(cfg, c.in, f, c.dout, c.dht)); }, opt.samples, flush,
-                        kFlushBytes);
+      ms = time_samples([&] { benchmark::DoNotOptimize(backward(cfg, c.in, f, c.dout, c.dht)); }, opt.samples);
     }
     state.SetIterationTime(median(ms) / 1e3);
   }

@@ -1,0 +1,66 @@
+// What the CUDA benchmarks share: FLA's six reference shapes, comma lists, and the timing of one
+// call with CUDA events after an L2 flush (median of the samples).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/check_cuda.h"
+
+namespace rewy::bench {
+
+// [B, T, H, D] of ../shared/bench/README.md's six shapes; "shape i" is kShapes[i].
+struct Shape4 {
+  int64_t B, T, H, D;
+};
+inline constexpr Shape4 kShapes[] = {{8, 2048, 16, 128}, {4, 4096, 16, 128}, {2, 8192, 16, 128},
+                                     {1, 16384, 16, 128}, {8, 4096, 32, 128}, {1, 32768, 32, 128}};
+
+// "a,b,,c" -> {"a", "b", "c"}.
+inline std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Times fn (work on the legacy default stream) with CUDA events, the L2 flushed before each
+// sample, after three warm-up calls (first-use attribute setup, allocator pools); returns
+// per-sample milliseconds.
+template <class F>
+std::vector<double> time_samples(F&& fn, int samples) {
+  static void* flush = nullptr;
+  constexpr size_t kFlushBytes = size_t(256) << 20;  // > 4x the H200's 60 MB L2
+  if (!flush) CUDA_CHECK(cudaMalloc(&flush, kFlushBytes));
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) fn();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> ms;
+  for (int i = 0; i < samples; ++i) {
+    CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, kFlushBytes, nullptr));
+    CUDA_CHECK(cudaEventRecord(a, nullptr));
+    fn();
+    CUDA_CHECK(cudaEventRecord(b, nullptr));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  return ms;
+}
+
+}  // namespace rewy::bench

@@ -4,10 +4,10 @@
 // must follow its own arithmetic model (f64 chain over the same bf16 maps, bf16 state operand).
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <vector>
 
+#include "engine/dtype.h"
 #include "tests/test_engine_util.h"
 
 #if REWY_WITH_CUDA
@@ -19,15 +19,6 @@ using namespace rewy::test;
 
 #if REWY_WITH_CUDA
 namespace {
-
-double bf16_round(double x) {  // nearest-even to bf16, as the device converts
-  float f = float(x);
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
-  std::memcpy(&f, &u, 4);
-  return double(f);
-}
 
 double rel_norm(const std::vector<double>& a, const std::vector<double>& b) {
   double num = 0, den = 0;
@@ -139,24 +130,24 @@ Problem make_problem(uint64_t seed, std::vector<int64_t> lens, int64_t H, int64_
           for (int64_t j2 = 0; j2 < K; ++j2) {
             double s = 0;
             for (int64_t i = 0; i < L; ++i) s += kk(i, d) * W[i * K + j2];
-            pr.M[((c * H + h) * K + d) * K + j2] = bf16_round(s);
+            pr.M[((c * H + h) * K + d) * K + j2] = round_bf16(s);
           }
         for (int64_t d = 0; d < K; ++d)
           for (int64_t e = 0; e < V; ++e) {
             double s = 0;
             for (int64_t i = 0; i < L; ++i) s += kk(i, d) * U[i * V + e];
-            pr.B[((c * H + h) * K + d) * V + e] = bf16_round(s);
+            pr.B[((c * H + h) * K + d) * V + e] = round_bf16(s);
           }
         for (int64_t i = 0; i < L; ++i) {
           for (int64_t d = 0; d < K; ++d) {
             double s = qq(i, d);
             for (int64_t j = 0; j <= i; ++j) s -= P[i * L + j] * W[j * K + d];
-            pr.Qp[((t0 + i) * H + h) * K + d] = bf16_round(s);
+            pr.Qp[((t0 + i) * H + h) * K + d] = round_bf16(s);
           }
           for (int64_t e = 0; e < V; ++e) {
             double s = 0;
             for (int64_t j = 0; j <= i; ++j) s += P[i * L + j] * U[j * V + e];
-            pr.N[((t0 + i) * H + h) * V + e] = bf16_round(s);
+            pr.N[((t0 + i) * H + h) * V + e] = round_bf16(s);
           }
         }
       }
@@ -175,7 +166,7 @@ void model_chain(const Problem& pr, const std::vector<double>& gexp, std::vector
       std::vector<double> S(pr.h0.begin() + (n * H + h) * K * V, pr.h0.begin() + (n * H + h + 1) * K * V), Sb(K * V);
       for (int64_t i = 0; i < nch; ++i) {
         const int64_t c = c0 + i, t0 = pr.seq_start[n] + i * kC, L = std::min(kC, pr.seq_start[n + 1] - t0);
-        for (int64_t x = 0; x < K * V; ++x) Sb[x] = bf16_round(S[x]);
+        for (int64_t x = 0; x < K * V; ++x) Sb[x] = round_bf16(S[x]);
         for (int64_t r = 0; r < L; ++r)
           for (int64_t e = 0; e < V; ++e) {
             double s = pr.N[((t0 + r) * H + h) * V + e];

@@ -13,6 +13,7 @@
 
 #include "engine/copy.h"
 #include "engine/cuda/check_cuda.h"
+#include "kernels/delta/cuda/chunk_table.h"
 #include "kernels/delta/cuda/delta_cuda.h"
 #include "kernels/delta/cuda/launch.h"
 #include "kernels/delta/cuda/state_slices.h"
@@ -20,17 +21,6 @@
 
 namespace rewy::delta::cuda_impl {
 namespace {
-
-// Chunk list on the device: chunks restart at every sequence start.
-// grad_items (DeltaParams): the overlapped backward's grad_chunk takes chunks in the order the
-// state passes finish them, {chunk, tok0, len, 0} each: `serial` by state_bwd's step (last chunk
-// of each sequence first), `paired` by the later of the replay's step (first chunk first) and
-// state_bwd's (the middle chunks first), for passes that run side by side.
-struct ChunkTable {
-  Tensor chunk_tok, chunk_len, seq_chunk;  // i32 [num_chunks], [num_chunks], [N + 1]
-  Tensor grad_serial, grad_paired;         // i32 [num_chunks][4]
-  int num_chunks = 0, num_seqs = 0;
-};
 
 ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   std::vector<double> tok, len, first;
@@ -70,6 +60,8 @@ ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   return ct;
 }
 
+}  // namespace
+
 // Tables are small and reused by every call with the same sequence layout: keep them per device,
 // so that a call does not upload (and synchronise) each time.
 ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
@@ -84,6 +76,8 @@ ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   cache.emplace(std::move(key), ct);
   return ct;
 }
+
+namespace {
 
 // The device-side gate checks' error words (kErrWords ints), one array per device in mapped
 // pinned host memory: kernels store into them, the host reads them without a copy or a sync.

@@ -8,6 +8,7 @@
 #include "engine/check.h"
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/chunk_fwd.cuh"
+#include "kernels/delta/cuda/chunk_table.h"
 #include "kernels/delta/cuda/map_chain.h"
 
 namespace rewy::delta::cuda_impl {
@@ -197,22 +198,17 @@ template <class T> T* data(const Tensor& t) { return t.defined() ? static_cast<T
 }  // namespace
 
 void map_chain_forward(const MapChainArgs& a, const Stream& s) {
-  const std::vector<int64_t>& ss = a.seq_start;
-  REWY_CHECK(ss.size() >= 2 && ss.front() == 0, "map_chain_forward: seq_start must start at 0 and hold N + 1 offsets");
-  REWY_CHECK(a.Qp.dim() == 3 && a.N.dim() == 3, "map_chain_forward: Qp and N must be [tokens][H][D]");
+  REWY_CHECK(a.Qp.defined() && a.Qp.dim() == 3 && a.N.defined() && a.N.dim() == 3,
+             "map_chain_forward: Qp and N must be [tokens][H][D]");
   const int64_t tokens = a.Qp.size(0), H = a.Qp.size(1), K = a.Qp.size(2), V = a.N.size(2);
-  REWY_CHECK(ss.back() == tokens, "map_chain_forward: seq_start ends at {}, Qp has {} tokens", ss.back(), tokens);
-  std::vector<double> tok, len, first;
-  for (size_t n = 0; n + 1 < ss.size(); ++n) {
-    REWY_CHECK(ss[n + 1] >= ss[n], "map_chain_forward: seq_start must not decrease");
-    first.push_back(double(tok.size()));
-    for (int64_t t = ss[n]; t < ss[n + 1]; t += kChunk) {
-      tok.push_back(double(t));
-      len.push_back(double(std::min<int64_t>(kChunk, ss[n + 1] - t)));
-    }
-  }
-  first.push_back(double(tok.size()));
-  const int64_t chunks = int64_t(tok.size()), seqs = int64_t(ss.size()) - 1;
+  const std::vector<int64_t>& ss = a.seq_start;
+  REWY_CHECK(ss.size() >= 2 && ss.front() == 0 && ss.back() == tokens && std::is_sorted(ss.begin(), ss.end()),
+             "map_chain_forward: seq_start must rise from 0 to Qp's {} tokens in N + 1 offsets", tokens);
+  Dims dims;
+  dims.N = int64_t(ss.size()) - 1;
+  dims.seq_start = ss;
+  const ChunkTable ct = make_chunk_table(dims, a.Qp.device(), s);
+  const int64_t chunks = ct.num_chunks, seqs = dims.N;
   auto need = [&](const Tensor& t, const Shape& shape, DType dt, const char* name) {
     REWY_CHECK(t.defined() && t.shape() == shape && t.dtype() == dt && t.is_contiguous() && t.device().is_cuda(),
                "map_chain_forward: {} must be contiguous {} {} on CUDA, got {}", name, dtype_name(dt), shape_str(shape),
@@ -227,14 +223,11 @@ void map_chain_forward(const MapChainArgs& a, const Stream& s) {
   if (a.ht.defined()) need(a.ht, {seqs, H, K, V}, DType::F32, "ht");
   REWY_CHECK((K == 64 || K == 128) && (V == 64 || V == 128), "map_chain_forward: K, V in {{64, 128}}, got {}, {}", K, V);
   if (chunks == 0) return;
-  const Device dev = a.Qp.device();
-  auto upload = [&](const std::vector<double>& v) { return Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s); };
-  const Tensor t_tok = upload(tok), t_len = upload(len), t_first = upload(first);
   MapChainParams p;
   p.H = int(H);
-  p.seq_chunk = data<const int>(t_first);
-  p.chunk_tok = data<const int>(t_tok);
-  p.chunk_len = data<const int>(t_len);
+  p.seq_chunk = data<const int>(ct.seq_chunk);
+  p.chunk_tok = data<const int>(ct.chunk_tok);
+  p.chunk_len = data<const int>(ct.chunk_len);
   p.M = data<const bf16_t>(a.M);
   p.B = data<const bf16_t>(a.B);
   p.Qp = data<const bf16_t>(a.Qp);

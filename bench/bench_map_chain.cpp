@@ -3,8 +3,7 @@
 // bench_delta` gives the present pass (state_fwd_out) in the same call. Random maps (the chain
 // stays bounded: M small, e^γ = 0.99); the L2 flushed before each sample, median of --samples.
 //
-//   bench_map_chain [--shapes 0,1,2,3,4,5] [--slices 16,32,64] [--samples 20] [--split-output]
-//                   [Google Benchmark flags]
+//   bench_map_chain [--shapes 0,1,2,3,4,5] [--slices 16,32,64] [--samples 20] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -27,7 +26,7 @@ Tensor random_tensor(const Shape& shape, DType dt, uint64_t offset, double lo, d
   return t;
 }
 
-void bench_case(benchmark::State& state, int si, int bv, int samples, bool split_output) {
+void bench_case(benchmark::State& state, int si, int bv, int samples) {
   if (!cuda_available()) {
     state.SkipWithError("no CUDA device");
     return;
@@ -44,7 +43,6 @@ void bench_case(benchmark::State& state, int si, int bv, int samples, bool split
   a.o = Tensor::empty({T, H, V}, DType::BF16, cuda(0));
   a.scale = float(1.0 / std::sqrt(double(K)));
   a.bv = bv;
-  a.split_output = split_output;
   const Stream s = Stream::default_for(cuda(0));
   std::vector<double> ms;
   for (auto _ : state) {
@@ -61,7 +59,6 @@ void bench_case(benchmark::State& state, int si, int bv, int samples, bool split
 int main(int argc, char** argv) {
   std::vector<int> shapes{0, 1, 2, 3, 4, 5}, slices{16, 32, 64};
   int samples = 20;
-  bool split_output = false;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -77,7 +74,6 @@ int main(int argc, char** argv) {
     if (a == "--shapes") shapes = ints();
     else if (a == "--slices") slices = ints();
     else if (a == "--samples") samples = std::stoi(argv[++i]);
-    else if (a == "--split-output") split_output = true;
     else rest.push_back(argv[i]);
   }
   for (int si : shapes) {
@@ -86,10 +82,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     for (int bv : slices) {
-      const std::string name = "map_chain/shape" + std::to_string(si) + "/bv" + std::to_string(bv) +
-                               (split_output && bv >= 32 ? "/split" : "");
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [=](benchmark::State& st) { bench_case(st, si, bv, samples, split_output); })
+      const std::string name = "map_chain/shape" + std::to_string(si) + "/bv" + std::to_string(bv);
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { bench_case(st, si, bv, samples); })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);

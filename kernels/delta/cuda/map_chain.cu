@@ -72,16 +72,12 @@ struct MapChainLayout {
 // H ← e^γ ⊙ H − M H + B, Hᵀ into the other buffer, O = s (Q' H + N) to global memory, and one
 // block barrier. Hᵀ is double-buffered: warpgroup 0 may write its next rows while warpgroup 1's
 // products still read the current ones; the next stage lands behind the same barrier.
-// SPLIT (V-slices of 32 and 64): the output's product split by columns between the warpgroups
-// (m64 n(BV/2) each) instead of warpgroup 1 running all of it after its half of the update.
-template <int K, int V, int BV, bool SPLIT>
+template <int K, int V, int BV>
 __global__ void __launch_bounds__(kThreads, 1) map_chain_kernel(const MapChainParams p) {
   using L = MapChainLayout<K, V, BV>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && (K == 64 || K == 128) && BV % 16 == 0, "two warpgroups, 64-row state blocks");
-  static_assert(!SPLIT || BV >= 32, "a split output takes column halves of 16 or more");
-  constexpr int HO = SPLIT ? BV / 2 : BV;  // output columns of a warpgroup that runs them
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
   bf16_t* const Ht0 = reinterpret_cast<bf16_t*>(smem + L::Ht);
@@ -126,18 +122,16 @@ __global__ void __launch_bounds__(kThreads, 1) map_chain_kernel(const MapChainPa
     const bf16_t* const Hcur = Ht0 + (i & 1) * (L::ht_bytes / 2);
     bf16_t* const Hnext = Ht0 + ((i + 1) & 1) * (L::ht_bytes / 2);
 
-    float accU[BV / 2], accO[HO / 2];
+    float accU[BV / 2], accO[BV / 2];
     // (Each warpgroup's wgmma inside its own branch with its wait: ptxas serializes wgmma issued
-    // across warpgroup-dependent branches, C7520.) SPLIT: warpgroup w's output columns [w HO,
-    // + HO) are Hᵀ's rows there, a row block of the Hᵀ tile.
+    // across warpgroup-dependent branches, C7520.)
     if (wgi == 1) {
       if constexpr (K == 128) wg::gemm_issue<BV, K, Major::K, Major::K>(accU, M + 64 * K, Hcur, false);
-      wg::gemm_issue<HO, K, Major::K, Major::K, BV>(accO, Qp, Hcur + (SPLIT ? HO * wg::kPanel : 0), false);
+      wg::gemm_issue<BV, K, Major::K, Major::K>(accO, Qp, Hcur, false);
       wg::commit();
       wg::wait<0>();
     } else {
       wg::gemm_issue<BV, K, Major::K, Major::K>(accU, M, Hcur, false);
-      if constexpr (SPLIT) wg::gemm_issue<HO, K, Major::K, Major::K, BV>(accO, Qp, Hcur, false);
       wg::commit();
       wg::wait<0>();
     }
@@ -153,17 +147,16 @@ __global__ void __launch_bounds__(kThreads, 1) map_chain_kernel(const MapChainPa
       }
       wg::store_transposed<BV>(Hacc, Hnext, srow0);
     }
-    if (SPLIT || wgi == 1) {  // O = s (Q' H + N), the warpgroup's columns
-      const int o0 = SPLIT ? wgi * HO : 0;
-      uint32_t nv[HO / 4];
-      wg::load_rows_packed<HO, S::BVP>(nv, Ns + o0);
+    if (wgi == 1) {  // O = s (Q' H + N)
+      uint32_t nv[BV / 4];
+      wg::load_rows_packed<BV, S::BVP>(nv, Ns);
 #pragma unroll
-      for (int q = 0; q < HO / 4; ++q) {
+      for (int q = 0; q < BV / 4; ++q) {
         const float2 nf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&nv[q]));
         accO[2 * q] += nf.x;
         accO[2 * q + 1] += nf.y;
       }
-      wg_store_rows<HO>(accO, p.o + (int64_t(sp.tok0) * p.H + h) * V + v0 + o0, strideV, sp.len, p.scale);
+      wg_store_rows<BV>(accO, p.o + (int64_t(sp.tok0) * p.H + h) * V + v0, strideV, sp.len, p.scale);
     }
     next_stage_landed();  // and this stage and the current Hᵀ are free
   }
@@ -172,24 +165,23 @@ __global__ void __launch_bounds__(kThreads, 1) map_chain_kernel(const MapChainPa
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[blk.state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int K, int V, int BV, bool SPLIT>
+template <int K, int V, int BV>
 void launch(const MapChainParams& p, int num_seqs, cudaStream_t s) {
   constexpr size_t kSmem = MapChainLayout<K, V, BV>::total;
   static const bool once = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(map_chain_kernel<K, V, BV, SPLIT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(kSmem)));
+    CUDA_CHECK(cudaFuncSetAttribute(map_chain_kernel<K, V, BV>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem)));
     return true;
   }();
   (void)once;
-  map_chain_kernel<K, V, BV, SPLIT><<<dim3(num_seqs * (V / BV), p.H), kThreads, kSmem, s>>>(p);
+  map_chain_kernel<K, V, BV><<<dim3(num_seqs * (V / BV), p.H), kThreads, kSmem, s>>>(p);
   CUDA_CHECK_LAUNCH();
 }
 
 template <int K, int V>
-void launch_bv(int bv, bool split, const MapChainParams& p, int num_seqs, cudaStream_t s) {
-  if (bv == 16) return launch<K, V, 16, false>(p, num_seqs, s);  // (column halves of 8: no split)
-  if (bv == 32) return split ? launch<K, V, 32, true>(p, num_seqs, s) : launch<K, V, 32, false>(p, num_seqs, s);
-  if (bv == 64) return split ? launch<K, V, 64, true>(p, num_seqs, s) : launch<K, V, 64, false>(p, num_seqs, s);
+void launch_bv(int bv, const MapChainParams& p, int num_seqs, cudaStream_t s) {
+  if (bv == 16) return launch<K, V, 16>(p, num_seqs, s);
+  if (bv == 32) return launch<K, V, 32>(p, num_seqs, s);
+  if (bv == 64) return launch<K, V, 64>(p, num_seqs, s);
   REWY_FAIL("map_chain_forward: V-slice must be 16, 32 or 64, got {}", bv);
 }
 
@@ -239,10 +231,10 @@ void map_chain_forward(const MapChainArgs& a, const Stream& s) {
   p.scale = a.scale;
   const int bv = std::min<int>(a.bv, int(V));
   const auto st = static_cast<cudaStream_t>(s.handle);
-  if (K == 64 && V == 64) launch_bv<64, 64>(bv, a.split_output, p, int(seqs), st);
-  else if (K == 64) launch_bv<64, 128>(bv, a.split_output, p, int(seqs), st);
-  else if (V == 64) launch_bv<128, 64>(bv, a.split_output, p, int(seqs), st);
-  else launch_bv<128, 128>(bv, a.split_output, p, int(seqs), st);
+  if (K == 64 && V == 64) launch_bv<64, 64>(bv, p, int(seqs), st);
+  else if (K == 64) launch_bv<64, 128>(bv, p, int(seqs), st);
+  else if (V == 64) launch_bv<128, 64>(bv, p, int(seqs), st);
+  else launch_bv<128, 128>(bv, p, int(seqs), st);
 }
 
 }  // namespace rewy::delta::cuda_impl

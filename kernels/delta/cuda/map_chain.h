@@ -30,9 +30,6 @@ struct MapChainArgs {
   Tensor ht;    // f32 [N][H][K][V], or undefined (not stored)
   float scale = 1.f;
   int bv = 16;  // V-slice of a CTA: 16, 32 or 64
-  // The output's product split by columns between the two warpgroups (slices of 32 and 64; the
-  // slices of 16 never split) instead of run by one after its half of the update.
-  bool split_output = false;
 };
 
 // Runs the chain on args' stream-ordered tensors (all on one CUDA device) on stream s.

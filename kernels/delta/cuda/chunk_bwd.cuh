@@ -454,9 +454,7 @@ struct GradLayout {
   // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
   static constexpr bool kOwnDE = !kVec;
   static constexpr size_t dE = S5 + tile_k;
-  // Channel gates: the reference rows' gate ratios (ref_ratios; experiment expfac).
-  static constexpr size_t Rr = dE + (kOwnDE ? tile_v : 0);
-  static constexpr size_t total = Rr + (kVec ? align16(size_t(kRefPairs) * K * 4) : 0);
+  static constexpr size_t total = dE + (kOwnDE ? tile_v : 0);
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
   // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
@@ -468,7 +466,7 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (1: expfac).
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (none now).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   using L = GradLayout<VAR, K, V>;
@@ -608,11 +606,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   cp_async_wait<2>();
   __syncthreads();  // q, ∂O and H have landed; G is complete
   phase_mark(p.phase_cycles, 0);
-  // EXP 1 (expfac): phase 4's packed operands take one exponential a row (ref_ratios); the
-  // ratios are read there, many barriers on.
-  constexpr bool kFac = EXP == 1 && VTr::vec_gate;
-  float* const Rr = reinterpret_cast<float*>(smem + L::Rr);
-  if constexpr (kFac) ref_ratios<K, NT>(Gs, Rr);
   // ∂E (where it has its own slot) lands by phase 2, issued behind the prologue's tiles.
   if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
 
@@ -946,7 +939,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       float g[8], k[8], x[8];
       load8(g, Gs + j * GL + d0);
       load8(k, ks + j * KP + d0);
-      packed_col_rows8<K, true, kFac>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2, Rr);
+      packed_col_rows8<K, true>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2);
     });
     __syncthreads();
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
@@ -1007,7 +1000,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     //   exponential).
     __syncthreads();  // KC's readers are done
     for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
-      packed_rc_rows8<VAR, K, kFac>(mirrored_row(r), d0, Gs, qs, ks, betas, bsm, packed2, packed, Rr);
+      packed_rc_rows8<VAR, K>(mirrored_row(r), d0, Gs, qs, ks, betas, bsm, packed2, packed);
     });
     __syncthreads();
     const int J = I;

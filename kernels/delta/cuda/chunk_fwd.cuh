@@ -578,20 +578,16 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
 // and only G, Y_W, Y_U and 𝒯 take shared memory (two CTAs an SM for channel gates too, where
 // wy_prep in this role held one).
 
-// THREE (experiment replay3, channel gates): 𝒯 takes G's slot once the operands are built (it
-// arrives in registers), so that three CTAs fit an SM.
-template <int VAR, int K, int V, bool THREE = false>
+template <int VAR, int K, int V>
 struct ReplayLayout {
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr size_t Gs = 0;  // f32 [C][kGateLd] or [C]
   static constexpr size_t betas = Gs + align16((VT<VAR>::vec_gate ? kChunk * kGateLd<K> : kChunk) * 4);  // f32 [C]
   static constexpr size_t YW = betas + align16(kChunk * 4);                 // bf16 [C][KP] Y_W
   static constexpr size_t YU = YW + align16(size_t(kChunk) * KP * 2);       // bf16 [C][VP] Y_U
-  static constexpr size_t Tb = THREE ? Gs : YU + align16(size_t(kChunk) * VP * 2);  // bf16 [C][CP] 𝒯
-  static constexpr size_t total = THREE ? YU + align16(size_t(kChunk) * VP * 2) : Tb + align16(size_t(kChunk) * kCP * 2);
-  static constexpr int ctas = THREE ? 3 : 2;
-  static_assert(!THREE || (VT<VAR>::vec_gate && size_t(kChunk) * kCP * 2 <= betas), "𝒯 fits G's slot");
-  static_assert(ctas * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_replay no longer fits its CTAs an SM");
+  static constexpr size_t Tb = YU + align16(size_t(kChunk) * VP * 2);       // bf16 [C][CP] 𝒯
+  static constexpr size_t total = Tb + align16(size_t(kChunk) * kCP * 2);
+  static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_replay no longer fits two CTAs an SM");
 };
 
 inline constexpr const char* kReplayPhases[] = {"loads+G", "operands", "W,U"};
@@ -605,10 +601,10 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // Two CTAs an SM for every variant: capping the registers of the scalar-gate kernels for three
 // (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
 // NO_Q (GDN's Recompute backward, q_from_row_gates): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
-template <int VAR, int K, int V, int NT, bool NO_Q = false, bool THREE = false>
-__global__ void __launch_bounds__(NT, THREE ? 3 : 2) wy_replay_kernel(const DeltaParams p) {
+template <int VAR, int K, int V, int NT, bool NO_Q = false>
+__global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  using L = ReplayLayout<VAR, K, V, THREE>;
+  using L = ReplayLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
   constexpr int kOctK = kChunk * K / 8 / NT, kOctV = kChunk * V / 8 / NT;  // row octets a thread
   static_assert(kChunk * K / 8 % NT == 0 && kChunk * V / 8 % NT == 0, "whole row octets a thread");
@@ -626,15 +622,7 @@ __global__ void __launch_bounds__(NT, THREE ? 3 : 2) wy_replay_kernel(const Delt
 
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
-  constexpr int kOctT = THREE ? kChunk * kChunk / 8 / NT : 1;
-  uint4 tr[kOctT];
-  if constexpr (THREE) {
-#pragma unroll
-    for (int it = 0; it < kOctT; ++it)
-      tr[it] = load_row16(p.Tinv + at.baseC, at.strideC, row_of(it, kChunk), col_of(it, kChunk), at.len);
-  } else {
-    load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
-  }
+  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
   uint4 qr[kOctK], kr[kOctK], br[kOctK], vr[kOctV], wr[kOctV];
 #pragma unroll
   for (int it = 0; it < kOctK; ++it) {
@@ -643,16 +631,12 @@ __global__ void __launch_bounds__(NT, THREE ? 3 : 2) wy_replay_kernel(const Delt
     kr[it] = load_row16(p.k + at.baseK, at.strideK, i, d0, at.len);
     if constexpr (VAR == kGDN2) br[it] = load_row16(p.b + at.baseK, at.strideK, i, d0, at.len);
   }
-  auto issue_v = [&] {
 #pragma unroll
-    for (int it = 0; it < kOctV; ++it) {
-      const int i = row_of(it, V), e0 = col_of(it, V);
-      vr[it] = load_row16(p.v + at.baseV, at.strideV, i, e0, at.len);
-      if constexpr (VAR == kGDN2) wr[it] = load_row16(p.w + at.baseV, at.strideV, i, e0, at.len);
-    }
-  };
-  // THREE (80 registers): v after the operands, its latency under the other CTAs' work.
-  if constexpr (!THREE) issue_v();
+  for (int it = 0; it < kOctV; ++it) {
+    const int i = row_of(it, V), e0 = col_of(it, V);
+    vr[it] = load_row16(p.v + at.baseV, at.strideV, i, e0, at.len);
+    if constexpr (VAR == kGDN2) wr[it] = load_row16(p.w + at.baseV, at.strideV, i, e0, at.len);
+  }
   betas_and_gates<VAR, K, NT>(betas, Gs, p, bt);
 
   const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
@@ -670,15 +654,8 @@ __global__ void __launch_bounds__(NT, THREE ? 3 : 2) wy_replay_kernel(const Delt
     chunk_operands8<VAR, K>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + d0, i < at.len && !NO_Q,
                             i < at.len && !row_gates, YW + i * KP + d0);
   }
-  if constexpr (THREE) issue_v();
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
-  if constexpr (THREE) {
-    __syncthreads();  // G is read: 𝒯 takes its slot
-#pragma unroll
-    for (int it = 0; it < kOctT; ++it)
-      *reinterpret_cast<uint4*>(Tb + row_of(it, kChunk) * kCP + col_of(it, kChunk)) = tr[it];
-  }
 #pragma unroll
   for (int it = 0; it < kOctV; ++it) {  // Y_U = Ω ⊙ V (Ω: GDN2's w, else β per row)
     const int i = row_of(it, V), e0 = col_of(it, V);

@@ -554,81 +554,19 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
 // Row j's rows of them for the blocks I >= I0, channels d0..d0+7, from row j's k and G already in
 // registers (x: scratch); LO: the second bf16 terms into KC_lo (a template flag: runtime null
 // checks in these builders have cost grad_chunk registers).
-// Ratios of the blocks' reference gates, R[ref_pair(a, b)][d] = e^{G_ref(a) d − G_ref(b) d} for
-// blocks a > b (<= 1; 0 where it flushed), by the block of NT threads: with them a row's scaled
-// operands for every block take one exponential, the others a product (FAC below).
-inline constexpr int kRefPairs = (kChunk / kBlock) * (kChunk / kBlock - 1) / 2;
-__device__ __forceinline__ int ref_pair(int a, int b) { return a * (a - 1) / 2 + b; }
-template <int K, int NT>
-__device__ __forceinline__ void ref_ratios(const float* Gs, float* R) {
-  constexpr int GL = kGateLd<K>;
-  for (int x = threadIdx.x; x < kRefPairs * K; x += NT) {
-    const int pr = x / K, d = x % K;
-    const int a = pr >= 3 ? 3 : pr >= 1 ? 2 : 1, b = pr - a * (a - 1) / 2;
-    R[x] = exp_ftz(Gs[block_ref_row(a) * GL + d] - Gs[block_ref_row(b) * GL + d]);
-  }
-}
-// e[·] ⊙ R[ref_pair(a, b)] for channels d0..d0+7 into x, or (where a ratio flushed to 0 in any lane
-// of the warp: the product would lose what the direct exponential keeps) base[·] ⊙ e^{sign (G_ref(ref)
-// − g)} directly. Warp-uniform: every lane of the warp calls it with the same (a, b).
-template <int K>
-__device__ __forceinline__ void ratio_scaled8(float (&x)[8], const float (&e)[8], const float* R, int a, int b, int d0,
-                                              const float* Gs, int ref, const float (&g)[8], const float (&base)[8],
-                                              float sign) {
-  float r[8];
-  load8(r, R + ref_pair(a, b) * K + d0);
-  bool flushed = false;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) flushed |= r[i] == 0.f;
-  if (__any_sync(0xffffffffu, flushed)) {
-    float gr[8];
-    load8(gr, Gs + block_ref_row(ref) * kGateLd<K> + d0);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) x[i] = base[i] * exp_ftz(sign * (gr[i] - g[i]));
-  } else {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) x[i] = e[i] * r[i];
-  }
-}
-
-// FAC (R: ref_ratios): KC_I = KC_I0 ⊙ R[(I, I0)] for I > I0, one exponential a row octet instead of
-// one a block (every lane of the warp in the call: grad_chunk's for_each_row_octet).
-template <int K, bool LO, bool FAC = false>
+template <int K, bool LO>
 __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const float (&g)[8], const float (&k)[8],
-                                                 float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo,
-                                                 const float* R = nullptr) {
+                                                 float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
-  if constexpr (FAC) {
-    float e0[8];
-    {
-      float gr[8];
-      load8(gr, Gs + block_ref_row(I0) * GL + d0);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) e0[e] = k[e] * exp_ftz(gr[e] - g[e]);
-    }
+  for (int I = 0; I < kChunk / kBlock; ++I) {
+    if (I < I0) continue;  // (uniform across a warp: its octets lie in rows of one block)
+    float gr[8];
+    load8(gr, Gs + block_ref_row(I) * GL + d0);
 #pragma unroll
-    for (int I = 0; I < kChunk / kBlock; ++I) {
-      if (I < I0) continue;
-      if (I == I0) {
-#pragma unroll
-        for (int e = 0; e < 8; ++e) x[e] = e0[e];
-      } else {
-        ratio_scaled8<K>(x, e0, R, I, I0, d0, Gs, I, g, k, 1.f);
-      }
-      store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
-      if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
-    }
-  } else {
-#pragma unroll
-    for (int I = 0; I < kChunk / kBlock; ++I) {
-      if (I < I0) continue;  // (uniform across a warp: its octets lie in rows of one block)
-      float gr[8];
-      load8(gr, Gs + block_ref_row(I) * GL + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
-      store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
-      if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
-    }
+    for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
+    store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
+    if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
   }
 }
 
@@ -688,11 +626,9 @@ __device__ __forceinline__ int mirrored_row(int r) { return r < kChunk / 2 ? r :
 // Row i's rows of the row-form operands RC_J for the blocks J <= block(i) (layout:
 // packed_rc_offset), channels d0..d0+7: q ⊙ e into RCq and (b ⊙ k) ⊙ e into RCbk, e = e^{G_i −
 // G_ref(J)} (the products' rounding as build_scaled_rows8's).
-// FAC (R: ref_ratios): e^{G_i − G_ref(J)} = e^{G_i − G_ref(I0)} R[(I0, J)] for J < I0 = block(i).
-template <int VAR, int K, bool FAC = false>
+template <int VAR, int K>
 __device__ __forceinline__ void packed_rc_rows8(int i, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
-                                                const float* betas, const bf16_t* bs, bf16_t* RCq, bf16_t* RCbk,
-                                                const float* R = nullptr) {
+                                                const float* betas, const bf16_t* bs, bf16_t* RCq, bf16_t* RCbk) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
   float g[8], q[8], bk[8];
   load8(g, Gs + i * GL + d0);
@@ -704,32 +640,13 @@ __device__ __forceinline__ void packed_rc_rows8(int i, int d0, const float* Gs, 
 #pragma unroll
     for (int e = 0; e < 8; ++e) bk[e] = co[e] * bk[e];
   }
-  const int I0 = i / kBlock;
-  float e0[8];
-  if constexpr (FAC) {
-    float gr[8];
-    load8(gr, Gs + block_ref_row(I0) * GL + d0);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) e0[e] = exp_ftz(g[e] - gr[e]);
-  }
 #pragma unroll
   for (int J = 0; J < kChunk / kBlock; ++J) {
-    if (J > I0) break;
-    float ex[8], x[8];
-    if constexpr (FAC) {
-      if (J == I0) {
+    if (J > i / kBlock) break;
+    float gr[8], ex[8], x[8];
+    load8(gr, Gs + block_ref_row(J) * GL + d0);
 #pragma unroll
-        for (int e = 0; e < 8; ++e) ex[e] = e0[e];
-      } else {
-        constexpr float kOnes[8] = {1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f};
-        ratio_scaled8<K>(ex, e0, R, I0, J, d0, Gs, J, g, kOnes, -1.f);
-      }
-    } else {
-      float gr[8];
-      load8(gr, Gs + block_ref_row(J) * GL + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
-    }
+    for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
     const int row = packed_rc_offset(J) + i - kBlock * J;
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] = q[e] * ex[e];

@@ -249,14 +249,6 @@ template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("wy_replay", VAR, K, V, NT / 32);
   auto with = [&](auto no_q) {
-    if constexpr (VT<VAR>::vec_gate && NT == 256) {
-      if (experiment("replay3")) {  // three CTAs an SM, 𝒯 in G's slot
-        static const std::string name3 = kname("wy_replay_exp", VAR, K, V, NT / 32);
-        launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value, true>, NT,
-                              ReplayLayout<VAR, K, V, true>::total>(name3, kReplayPhases, p, s);
-        return;
-      }
-    }
     launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value>, NT, ReplayLayout<VAR, K, V>::total>(
         name, kReplayPhases, p, s);
   };
@@ -363,12 +355,6 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VAR == kKDA) {  // (GDN2's kernels spilled 112 bytes with it)
-    if (experiment("expfac")) {  // phase 4's packed operands with one exponential a row
-      dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 1>(p, s, beside); });
-      return;
-    }
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

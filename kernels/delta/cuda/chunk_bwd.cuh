@@ -420,8 +420,12 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-template <int VAR, int K, int V>
+// SW (experiment wgp1, EXP 2): H, ∂O and phase 1's E as 128-byte-swizzled tiles (S1, S4, S3
+// 1024-byte aligned from a base the kernel aligns), read by phase 1's warpgroup products and by
+// phase 2's warp products through frag_at.
+template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
+  static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
@@ -442,19 +446,19 @@ struct GradLayout {
   static constexpr size_t dPdiag = rowkb + align16(kChunk * 4);  // s ∂P_ii (decay factor 1)
   static constexpr size_t colacc = dPdiag + align16(kChunk * 4);
   // slots reused across phases (see grad_chunk_kernel)
-  static constexpr size_t S1 = colacc + align16(K * 4);
+  static constexpr size_t S1 = align_sw(colacc + align16(K * 4));
   static constexpr size_t S1_bytes =
       cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * kGateLd<K> * 4)));
   static constexpr size_t S2 = S1 + S1_bytes;
   static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * kGateLd<K> * 4)));
-  static constexpr size_t S3 = S2 + S2_bytes;
+  static constexpr size_t S3 = align_sw(S2 + S2_bytes);
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
-  static constexpr size_t S4 = S3 + S3_bytes;
+  static constexpr size_t S4 = align_sw(S3 + S3_bytes);
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
   static constexpr bool kOwnDE = !kVec;
   static constexpr size_t dE = S5 + tile_k;
-  static constexpr size_t total = dE + (kOwnDE ? tile_v : 0);
+  static constexpr size_t total = dE + (kOwnDE ? tile_v : 0) + (SW ? 1024 : 0);  // SW: 1 KB to align the base
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
   // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
@@ -466,10 +470,11 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (none now).
+// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (2: wgp1).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  using L = GradLayout<VAR, K, V>;
+  constexpr bool kSW = EXP == 2;  // experiment wgp1: phase 1 on warpgroup products (GradLayout's SW)
+  using L = GradLayout<VAR, K, V, kSW>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
@@ -508,7 +513,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   constexpr int KP = L::KP, VP = L::VP, NTK = kWarpTiles<K, NT>, NTV = kWarpTiles<V, NT>, NTC = kWarpTiles<kChunk, NT>;
   constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
-  extern __shared__ __align__(16) char smem[];
+  extern __shared__ __align__(16) char smem_raw[];
+  char* const smem = kSW ? align_1024(smem_raw) : smem_raw;
+  // H's leading dimension for phase 2's warp_mma (frag_at: −rows for a swizzled tile).
+  constexpr int kLdH = kSW ? -K : VP;
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
   float* Gs = reinterpret_cast<float*>(smem + L::Gs);
@@ -580,16 +588,23 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const float bt = issue_beta<VAR>(p, tok0, len, h);
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
   load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
-  load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+  if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
+  else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
     cp_async_commit();  // the copies issued so far land before the block leaves
     cp_async_wait<0>();
     grad_cta_done(p);
     return;
   }
-  load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
-  cp_async_commit();
-  load_E();
+  if constexpr (kSW) {
+    async_tile_sw128<K, V, NT>(Hb, p.Hs + baseS, V, K);
+    cp_async_commit();
+    async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
+  } else {
+    load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
+    cp_async_commit();
+    load_E();
+  }
   cp_async_commit();
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
@@ -604,6 +619,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
   gate_scan<VAR, K, NT, 3>(Gs, p);
   cp_async_wait<2>();
+  if constexpr (kSW) wg::fence_smem_writes();  // this thread's landed copies, for wgmma's async proxy
   __syncthreads();  // q, ∂O and H have landed; G is complete
   phase_mark(p.phase_cycles, 0);
   // ∂E (where it has its own slot) lands by phase 2, issued behind the prologue's tiles.
@@ -658,8 +674,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // phase 5, where its ∂G part is added after the reverse cumsum.)
   {
     float acc[1][NTK][4];
-    frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
+    if constexpr (kSW) {  // the warpgroup's m64 x 8NTK block: this warp's fragment, as warp_mma's
+      wg::gemm_issue<8 * NTK, V, wg::Major::K, wg::Major::K, K>(reinterpret_cast<float(&)[4 * NTK]>(acc), dOs,
+                                                               Hb + nK * wg::kPanel, false);
+      wg::commit();
+      wg::wait<0>();
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
+    }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = p.scale * acc[0][j][e], gm = Gam(r, d, e);
       dq[0][j][e] += gm * x;
@@ -667,11 +690,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
   }
   cp_async_wait<1>();
+  if constexpr (kSW) wg::fence_smem_writes();
   __syncthreads();  // E has landed
   {
     float acc[1][NTC][4];
-    frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
+    if constexpr (kSW) {  // every column block (gated_entry keeps r > cc)
+      wg::gemm_issue<8 * NTC, V, wg::Major::K, wg::Major::K, kChunk>(reinterpret_cast<float(&)[4 * NTC]>(acc), dOs,
+                                                                    Es + cn0 * wg::kPanel, false);
+      wg::commit();
+      wg::wait<0>();
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
+    }
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -693,7 +724,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 #pragma unroll
     for (int cc = 0; cc < kCols; cc += 8) {
       float hv[8], dhv[8];
-      load8(hv, Hb + d * VP + c0 + cc);
+      load8(hv, kSW ? Hb + wg::tile_offset<K>(d, c0 + cc) : Hb + d * VP + c0 + cc);
       load8(dhv, dHb + d * VP + c0 + cc);
 #pragma unroll
       for (int e = 0; e < 8; ++e) s += hv[e] * dhv[e];
@@ -731,7 +762,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, Hb, VP, m0, nK, 0, V);
+    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, Hb, kLdH, m0, nK, 0, V);
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
     frag_store_bf16(acc, dWb, KP, m0, nK);
   }

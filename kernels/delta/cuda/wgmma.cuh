@@ -113,17 +113,19 @@ struct Mma<128> {
 // the tile_offset layout: MA = K: A stored [64][K]; MA = MN: A stored [K][64]; MB = K: B stored
 // [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits.
 // gemm_issue: the products only; the caller commits and waits (several products in flight, one
-// pipeline drain).
-template <int N, int K, Major MA, Major MB>
+// pipeline drain). BROWS: a K-major B's tile rows when B is N of them from row 8i of a taller tile
+// (its panels BROWS · 64 elements apart).
+template <int N, int K, Major MA, Major MB, int BROWS = N>
 __device__ __forceinline__ void gemm_issue(float (&acc)[N / 2], const bf16_t* A, const bf16_t* B, bool accumulate) {
   static_assert(K % 16 == 0, "K is a multiple of 16");
   static_assert(MB == Major::K || N % kPanel == 0, "an MN-major B needs N a multiple of 64");
+  static_assert(BROWS == N || (MB == Major::K && BROWS > N && BROWS % 8 == 0), "row blocks of K-major tiles only");
   fence_operands();
 #pragma unroll
   for (int k = 0; k < K / 16; ++k) {
     // K-major: the k-th 16 columns (panel k/4, 32 bytes per step inside it); MN-major: rows 16k..
     const bf16_t* a = MA == Major::K ? A + (k / 4) * 64 * kPanel + (k % 4) * 16 : A + k * 16 * kPanel;
-    const bf16_t* b = MB == Major::K ? B + (k / 4) * N * kPanel + (k % 4) * 16 : B + k * 16 * kPanel;
+    const bf16_t* b = MB == Major::K ? B + (k / 4) * BROWS * kPanel + (k % 4) * 16 : B + k * 16 * kPanel;
     Mma<N>::template run<MA == Major::MN, MB == Major::MN>(acc, desc_sw128<MA>(a, K * kPanel * 2),
                                                           desc_sw128<MB>(b, K * kPanel * 2), accumulate || k > 0);
   }

@@ -27,6 +27,17 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
     for (int e = 0; e < 4; ++e) f(j, e, m0 + g + (e >> 1) * 8, n0 + 8 * j + 2 * t + (e & 1));
 }
 
+// acc = A · Bᵀ over KK for the warpgroup's m64 × 8NT block, by wgmma: A [64][KK] and B (8NT rows of
+// a BROWS-row tile, from its row b0) 128-byte-swizzled K-major. Each warp's part is the fragment
+// warp_mma gives its 16 rows, so the epilogues stay.
+template <int NT, int KK, int BROWS>
+__device__ __forceinline__ void wg_fragment(float (&acc)[1][NT][4], const bf16_t* A, const bf16_t* B, int b0) {
+  wg::gemm_issue<8 * NT, KK, wg::Major::K, wg::Major::K, BROWS>(reinterpret_cast<float(&)[4 * NT]>(acc), A,
+                                                              B + b0 * wg::kPanel, false);
+  wg::commit();
+  wg::wait<0>();
+}
+
 // Phases of a state_bwd step for REWY_KERNEL_TIMING=2 (thread 0's view), summed over the steps
 // of every V-slice: the wait for the step's tiles, ∂H⁺ to shared memory (and its snapshot out),
 // ∂E (and Q̂ᵀ∂O), then ∂H's update.
@@ -420,12 +431,13 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-// SW (experiment wgp1, EXP 2): H, ∂O and phase 1's E as 128-byte-swizzled tiles (S1, S4, S3
+// SW 1 (experiment wgp1, EXP 2): H, ∂O and phase 1's E as 128-byte-swizzled tiles (S1, S4, S3
 // 1024-byte aligned from a base the kernel aligns), read by phase 1's warpgroup products and by
-// phase 2's warp products through frag_at.
-template <int VAR, int K, int V, bool SW = false>
+// phase 2's warp products through frag_at. SW 2 (wgp2, EXP 3): also ∂E (S4 or its own slot) and
+// phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
+template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
-  static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
+  static constexpr size_t align_sw(size_t x, int level = 1) { return SW >= level ? (x + 1023) / 1024 * 1024 : x; }
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
@@ -449,7 +461,7 @@ struct GradLayout {
   static constexpr size_t S1 = align_sw(colacc + align16(K * 4));
   static constexpr size_t S1_bytes =
       cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * kGateLd<K> * 4)));
-  static constexpr size_t S2 = S1 + S1_bytes;
+  static constexpr size_t S2 = align_sw(S1 + S1_bytes, 2);
   static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * kGateLd<K> * 4)));
   static constexpr size_t S3 = align_sw(S2 + S2_bytes);
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
@@ -457,7 +469,7 @@ struct GradLayout {
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
   static constexpr bool kOwnDE = !kVec;
-  static constexpr size_t dE = S5 + tile_k;
+  static constexpr size_t dE = align_sw(S5 + tile_k, 2);
   static constexpr size_t total = dE + (kOwnDE ? tile_v : 0) + (SW ? 1024 : 0);  // SW: 1 KB to align the base
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
@@ -473,8 +485,10 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (2: wgp1).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  constexpr bool kSW = EXP == 2;  // experiment wgp1: phase 1 on warpgroup products (GradLayout's SW)
-  using L = GradLayout<VAR, K, V, kSW>;
+  // Experiments wgp1 (EXP 2: phase 1 on warpgroup products) and wgp2 (EXP 3: also phase 2's ∂W and
+  // phase 5's ∂K̄); GradLayout's SW levels 1 and 2.
+  constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3;
+  using L = GradLayout<VAR, K, V, kSW2 ? 2 : kSW ? 1 : 0>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
@@ -578,8 +592,26 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
-  auto load_E = [&] { load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len); };
-  auto load_dH = [&] { load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K); };
+  auto load_E = [&] {
+    if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
+    else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
+  };
+  auto load_dH = [&] {
+    if constexpr (kSW2) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
+    else load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K);
+  };
+  auto load_dE = [&] {
+    if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
+    else load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
+  };
+  // Tiles landed, block synchronised; with warpgroup products, the copies made visible to them.
+  auto landed = [&] {
+    cp_async_commit();
+    cp_async_wait<0>();
+    if constexpr (kSW2) wg::fence_smem_writes();
+    __syncthreads();
+  };
+  constexpr int kLdDE = kSW2 ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (frag_at)
 
   // The tiles land in three cp.async groups in the order phase 1 reads them: q, ∂O, H (∂Q̂); E (∂P);
   // k, 𝒯, ∂H⁺. The first group lands hardly earlier than all of them (the prologue is bound by what
@@ -623,7 +655,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   __syncthreads();  // q, ∂O and H have landed; G is complete
   phase_mark(p.phase_cycles, 0);
   // ∂E (where it has its own slot) lands by phase 2, issued behind the prologue's tiles.
-  if constexpr (L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
+  if constexpr (L::kOwnDE) load_dE();
 
   // Element d of a row. In a fragment epilogue (tile_for: e the accumulator index) a thread's
   // columns come in pairs (d − (e & 1), d − (e & 1) + 1), so the read takes the pair: once
@@ -674,11 +706,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // phase 5, where its ∂G part is added after the reverse cumsum.)
   {
     float acc[1][NTK][4];
-    if constexpr (kSW) {  // the warpgroup's m64 x 8NTK block: this warp's fragment, as warp_mma's
-      wg::gemm_issue<8 * NTK, V, wg::Major::K, wg::Major::K, K>(reinterpret_cast<float(&)[4 * NTK]>(acc), dOs,
-                                                               Hb + nK * wg::kPanel, false);
-      wg::commit();
-      wg::wait<0>();
+    if constexpr (kSW) {
+      wg_fragment<NTK, V, K>(acc, dOs, Hb, nK);
     } else {
       frag_zero(acc);
       warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Hb, VP, m0, nK, 0, V);
@@ -695,10 +724,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTC][4];
     if constexpr (kSW) {  // every column block (gated_entry keeps r > cc)
-      wg::gemm_issue<8 * NTC, V, wg::Major::K, wg::Major::K, kChunk>(reinterpret_cast<float(&)[4 * NTC]>(acc), dOs,
-                                                                    Es + cn0 * wg::kPanel, false);
-      wg::commit();
-      wg::wait<0>();
+      wg_fragment<NTC, V, kChunk>(acc, dOs, Es, cn0);
     } else {
       frag_zero(acc);
       warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
@@ -725,7 +751,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     for (int cc = 0; cc < kCols; cc += 8) {
       float hv[8], dhv[8];
       load8(hv, kSW ? Hb + wg::tile_offset<K>(d, c0 + cc) : Hb + d * VP + c0 + cc);
-      load8(dhv, dHb + d * VP + c0 + cc);
+      load8(dhv, kSW2 ? dHb + wg::tile_offset<K>(d, c0 + cc) : dHb + d * VP + c0 + cc);
 #pragma unroll
       for (int e = 0; e < 8; ++e) s += hv[e] * dhv[e];
     }
@@ -735,7 +761,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 1);
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
-  if constexpr (!L::kOwnDE) load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
+  if constexpr (!L::kOwnDE) load_dE();
   // v and w (GDN2) straight from global memory into registers in R_U's fragment layout (column
   // pairs as one 4-byte load), issued before this phase's products so that their latency hides
   // behind them: read after the products, the loads stood exposed at the end of the phase.
@@ -754,15 +780,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
   }
-  tiles_landed();
+  landed();
   if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
     load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
     load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
   }
   {
     float acc[1][NTK][4];
-    frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, Hb, kLdH, m0, nK, 0, V);
+    if constexpr (kSW2) {
+      wg_fragment<NTK, V, K>(acc, dEs, Hb, nK);
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, Hb, kLdH, m0, nK, 0, V);
+    }
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
     frag_store_bf16(acc, dWb, KP, m0, nK);
   }
@@ -770,7 +800,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTV][4], out[1][NTV][4], rsum[1][NTV][4];
     frag_zero(acc);
     // (𝒯ᵀ is upper triangular: row block I starts at k = 16 I, here and in every 𝒯ᵀ product below)
-    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, VP, m0, nV, m0, kChunk);
+    warp_mma<1, NTV, Lay::ColMajor, Lay::RowMajor, kPrefetchP2>(acc, Tb, kCP, dEs, kLdDE, m0, nV, m0, kChunk);
     {
       const int r0 = m0 + ((threadIdx.x & 31) >> 2);
       auto pair = [](const uint32_t& u) { return bf2f2(reinterpret_cast<const bf16_t*>(&u)); };
@@ -804,7 +834,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     float acc[1][NTC][4];  // B1, V half: ∂E Y_Uᵀ
     frag_zero(acc);
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, YU, VP, cm0, cn0, 0, V);
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, kLdDE, YU, VP, cm0, cn0, 0, V);
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) { dTf[r * LDF + cc] = x; });
   }
   __syncthreads();
@@ -1058,11 +1088,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (!kEarlyE) load_E();
   if constexpr (!kEarlyDH) load_dH();
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
-  tiles_landed();
+  landed();
   {
     float acc[1][NTK][4];
-    frag_zero(acc);
-    warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
+    if constexpr (kSW2) {
+      wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
+    }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];
       const float f = VTr::gated ? exp_ftz(Gat(kChunk - 1, d, e) - Gat(r, d, e)) : 1.f;  // e^{γ − G} <= 1

@@ -345,21 +345,35 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
 
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
-  static const std::string name = kname(REWY ? (EXP ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
-                                             : (EXP ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
+  constexpr bool kExp = EXP == 3 || (EXP == 2 && VAR != kDeltaNet);  // (DeltaNet's default is EXP 2)
+  static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
+                                             : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, EXP == 2>::total>(
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, EXP == 3 ? 2 : EXP == 2 ? 1 : 0>::total>(
       name, kGradPhases, p, s, beside);
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if (experiment("wgp1")) {  // phase 1's products on warpgroups (wgmma), H, ∂O, E swizzled
-    dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 2>(p, s, beside); });
+  if (experiment("wgp2")) {  // also phase 2's ∂W and phase 5's ∂K̄ on warpgroups
+    dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 3>(p, s, beside); });
     return;
   }
-  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
+  // Phase 1's products on warpgroups (wgmma; H, ∂O, E swizzled), DeltaNet's default: its
+  // grad_chunk 475.7 -> 455.3 us at shape 0 (phase 1 3467 -> 2221 cycles), the Recompute backward
+  // 1.027x (geomean of shapes 0, 3, 4, 5; worst 1.018x). The other variants' kernels spill with
+  // it (GDN 8 bytes, KDA 48, GDN2 16) and lost: GDN 0.993x, KDA 0.971x, GDN2 0.972x (H200,
+  // 2026-12-02, `EXPERIMENTS=wgp1 OPS_SHAPES=0,3,4,5 bash scripts/device-experiments.sh`,
+  // docs/measurements/2026-12-02-s24/call3-wgp1/).
+  constexpr int kDefault = VAR == kDeltaNet ? 2 : 0;
+  if constexpr (kDefault != 2) {
+    if (experiment("wgp1")) {
+      dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 2>(p, s, beside); });
+      return;
+    }
+  }
+  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDefault>(p, s, beside); });
 }
 
 // Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).

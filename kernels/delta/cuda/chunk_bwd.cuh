@@ -431,10 +431,10 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-// SW 1 (experiment wgp1, EXP 2): H, ∂O and phase 1's E as 128-byte-swizzled tiles (S1, S4, S3
-// 1024-byte aligned from a base the kernel aligns), read by phase 1's warpgroup products and by
-// phase 2's warp products through frag_at. SW 2 (wgp2, EXP 3): also ∂E (S4 or its own slot) and
-// phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
+// SW 1 (grad_chunk's EXP 2): H, ∂O and phase 1's E as 128-byte-swizzled tiles (S1, S4, S3 1024-byte
+// aligned from a base the kernel aligns), read by phase 1's warpgroup products and by phase 2's
+// warp products (mma.cuh's loaders take ld = −rows for a swizzled tile). SW 2 (EXP 3): also ∂E (S4
+// or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x, int level = 1) { return SW >= level ? (x + 1023) / 1024 * 1024 : x; }
@@ -482,11 +482,11 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan"};
 
-// EXP: experimental variants (REWY_EXPERIMENTS; launch_grad), 0 in the default kernels (2: wgp1).
+// EXP: products on warpgroups, 2 (phase 1's) or 3 (also phase 2's ∂W and phase 5's ∂K̄): DeltaNet's
+// and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg; REWY_EXPERIMENTS wgp1, wgp2).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // Experiments wgp1 (EXP 2: phase 1 on warpgroup products) and wgp2 (EXP 3: also phase 2's ∂W and
-  // phase 5's ∂K̄); GradLayout's SW levels 1 and 2.
+  // GradLayout's SW levels 1 (EXP 2) and 2 (EXP 3).
   constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3;
   using L = GradLayout<VAR, K, V, kSW2 ? 2 : kSW ? 1 : 0>;
   using VTr = VT<VAR>;
@@ -529,7 +529,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
   extern __shared__ __align__(16) char smem_raw[];
   char* const smem = kSW ? align_1024(smem_raw) : smem_raw;
-  // H's leading dimension for phase 2's warp_mma (frag_at: −rows for a swizzled tile).
+  // H's leading dimension for phase 2's warp_mma (−rows: a swizzled tile).
   constexpr int kLdH = kSW ? -K : VP;
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -611,7 +611,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if constexpr (kSW2) wg::fence_smem_writes();
     __syncthreads();
   };
-  constexpr int kLdDE = kSW2 ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (frag_at)
+  constexpr int kLdDE = kSW2 ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (−rows: swizzled)
 
   // The tiles land in three cp.async groups in the order phase 1 reads them: q, ∂O, H (∂Q̂); E (∂P);
   // k, 𝒯, ∂H⁺. The first group lands hardly earlier than all of them (the prologue is bound by what

@@ -343,9 +343,21 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
                                                                                                  V / BV, s, beside);
 }
 
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+// grad_chunk's products on warpgroups (wgmma, EXP 3: phase 1's s ∂O Hᵀ and s ∂O Eᵀ, phase 2's ∂W,
+// phase 5's ∂K̄, with H, ∂O, E, ∂E, ∂H⁺ swizzled; EXP 2: phase 1's alone), each warp's part of the
+// m64 fragment being its warp_mma fragment. DeltaNet's and GDN's default is EXP 3: phase 1 alone
+// gave DeltaNet's grad_chunk 475.7 -> 455.3 us at shape 0 and its Recompute backward 1.027x (call
+// 3); all three, against that, 1.028x more (DeltaNet's grad_chunk 24442 -> 23130 cycles), GDN's
+// backward 1.007x (worst 0.999x; its grad_chunk 31048 -> 30493 cycles) (call 4). KDA's and GDN2's
+// kernels spill with them (48 and 108 bytes) and lost (0.971x / 0.972x with EXP 2, 0.990x / 0.943x
+// with EXP 3): they keep the warp products (H200, 2026-12-02, geomean of shapes 0, 3, 4, 5, `EXPERIMENTS=wgp1|wgp2
+// OPS_SHAPES=0,3,4,5 bash scripts/device-experiments.sh`, docs/measurements/2026-12-02-s24/).
+template <int VAR>
+inline constexpr int kGradWg = VAR == kDeltaNet || VAR == kGDN ? 3 : 0;
+
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradWg<VAR>>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
-  constexpr bool kExp = EXP == 3 || (EXP == 2 && VAR != kDeltaNet);  // (DeltaNet's default is EXP 2)
+  constexpr bool kExp = EXP != kGradWg<VAR>;  // REWY_EXPERIMENTS' kernels time under names with _exp
   static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
@@ -354,26 +366,15 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
+// REWY_EXPERIMENTS=wgp1 or wgp2 gives every variant EXP 2 or 3.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if (experiment("wgp2")) {  // also phase 2's ∂W and phase 5's ∂K̄ on warpgroups
-    dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 3>(p, s, beside); });
-    return;
-  }
-  // Phase 1's products on warpgroups (wgmma; H, ∂O, E swizzled), DeltaNet's default: its
-  // grad_chunk 475.7 -> 455.3 us at shape 0 (phase 1 3467 -> 2221 cycles), the Recompute backward
-  // 1.027x (geomean of shapes 0, 3, 4, 5; worst 1.018x). The other variants' kernels spill with
-  // it (GDN 8 bytes, KDA 48, GDN2 16) and lost: GDN 0.993x, KDA 0.971x, GDN2 0.972x (H200,
-  // 2026-12-02, `EXPERIMENTS=wgp1 OPS_SHAPES=0,3,4,5 bash scripts/device-experiments.sh`,
-  // docs/measurements/2026-12-02-s24/call3-wgp1/).
-  constexpr int kDefault = VAR == kDeltaNet ? 2 : 0;
-  if constexpr (kDefault != 2) {
-    if (experiment("wgp1")) {
-      dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 2>(p, s, beside); });
-      return;
-    }
-  }
-  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDefault>(p, s, beside); });
+  auto with = [&](auto exp) {
+    dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(exp)::value>(p, s, beside); });
+  };
+  if (experiment("wgp2")) return with(std::integral_constant<int, 3>{});
+  if (experiment("wgp1")) return with(std::integral_constant<int, 2>{});
+  with(std::integral_constant<int, kGradWg<VAR>>{});
 }
 
 // Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).

@@ -149,13 +149,13 @@ __device__ __forceinline__ void tf32_fold(float (&out)[2][4], const Tf32Acc& acc
     }
 }
 
-// The 16 bytes at (row, col) of a stored tile, col a multiple of 8: ld > 0, a row-major tile of
-// leading dimension ld; ld = −R, a 128-byte-swizzled tile of R rows (wgmma.cuh's tile_offset
-// layout), which warpgroup products read too. (ld is a constant at every call once inlined.)
-__device__ __forceinline__ const bf16_t* frag_at(const bf16_t* p, int ld, int row, int col) {
-  if (ld > 0) return p + row * ld + col;
+// A swizzled tile for the fragment loaders: ld = −R (ld > 0 is a row-major tile's leading
+// dimension) addresses a 128-byte-swizzled tile of R rows (wgmma.cuh's tile_offset layout), which
+// warpgroup products read too; sw_at gives its 16 bytes at (row, col), col a multiple of 8. The
+// row-major addresses keep their own expressions (ld is a constant at every call once inlined).
+__device__ __forceinline__ const bf16_t* sw_at(const bf16_t* p, int rows, int row, int col) {
   const int cc = col & 63;
-  return p + (col >> 6) * (-ld) * 64 + row * 64 + (((cc >> 3) ^ (row & 7)) << 3);
+  return p + (col >> 6) * rows * 64 + row * 64 + (((cc >> 3) ^ (row & 7)) << 3);
 }
 
 // A fragment of the 16×16 block at (m0, k0).
@@ -163,10 +163,12 @@ template <Lay L>
 __device__ __forceinline__ void load_a_frag(uint32_t (&a)[4], const bf16_t* p, int ld, int m0, int k0) {
   const int lane = threadIdx.x & 31;
   if constexpr (L == Lay::RowMajor) {
-    ldsm_x4(a, frag_at(p, ld, m0 + (lane & 15), k0 + (lane >> 4) * 8));
+    if (ld > 0) ldsm_x4(a, p + (m0 + (lane & 15)) * ld + k0 + (lane >> 4) * 8);
+    else ldsm_x4(a, sw_at(p, -ld, m0 + (lane & 15), k0 + (lane >> 4) * 8));
   } else {  // stored [k][m]; matrix q of the x4 covers m-half (q & 1), k-half (q >> 1)
     const int q = lane >> 3, r = lane & 7;
-    ldsm_x4_trans(a, frag_at(p, ld, k0 + (q >> 1) * 8 + r, m0 + (q & 1) * 8));
+    if (ld > 0) ldsm_x4_trans(a, p + (k0 + (q >> 1) * 8 + r) * ld + m0 + (q & 1) * 8);
+    else ldsm_x4_trans(a, sw_at(p, -ld, k0 + (q >> 1) * 8 + r, m0 + (q & 1) * 8));
   }
 }
 
@@ -176,9 +178,11 @@ __device__ __forceinline__ void load_b_frag2(uint32_t (&b)[4], const bf16_t* p, 
   const int lane = threadIdx.x & 31;
   const int q = lane >> 3, r = lane & 7;  // matrix q: n-tile (q >> 1), k-half (q & 1)
   if constexpr (L == Lay::ColMajor) {     // stored [n][k]
-    ldsm_x4(b, frag_at(p, ld, n0 + (q >> 1) * 8 + r, k0 + (q & 1) * 8));
+    if (ld > 0) ldsm_x4(b, p + (n0 + (q >> 1) * 8 + r) * ld + k0 + (q & 1) * 8);
+    else ldsm_x4(b, sw_at(p, -ld, n0 + (q >> 1) * 8 + r, k0 + (q & 1) * 8));
   } else {  // stored [k][n]
-    ldsm_x4_trans(b, frag_at(p, ld, k0 + (q & 1) * 8 + r, n0 + (q >> 1) * 8));
+    if (ld > 0) ldsm_x4_trans(b, p + (k0 + (q & 1) * 8 + r) * ld + n0 + (q >> 1) * 8);
+    else ldsm_x4_trans(b, sw_at(p, -ld, k0 + (q & 1) * 8 + r, n0 + (q >> 1) * 8));
   }
 }
 
@@ -187,8 +191,13 @@ template <Lay L>
 __device__ __forceinline__ void load_b_frag1(uint32_t (&b)[2], const bf16_t* p, int ld, int k0, int n0) {
   const int lane = threadIdx.x & 31;
   const int q = (lane >> 3) & 1, r = lane & 7;  // matrix q: k-half q
-  if constexpr (L == Lay::ColMajor) ldsm_x2(b, frag_at(p, ld, n0 + r, k0 + q * 8));
-  else ldsm_x2_trans(b, frag_at(p, ld, k0 + q * 8 + r, n0));
+  if constexpr (L == Lay::ColMajor) {
+    if (ld > 0) ldsm_x2(b, p + (n0 + r) * ld + k0 + q * 8);
+    else ldsm_x2(b, sw_at(p, -ld, n0 + r, k0 + q * 8));
+  } else {
+    if (ld > 0) ldsm_x2_trans(b, p + (k0 + q * 8 + r) * ld + n0);
+    else ldsm_x2_trans(b, sw_at(p, -ld, k0 + q * 8 + r, n0));
+  }
 }
 
 template <int MT, int NT>

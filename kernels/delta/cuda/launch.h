@@ -14,8 +14,8 @@ namespace rewy::delta::cuda_impl {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: wgp1 and wgp2 (grad_chunk_kernel's EXP 2 and 3, products on warpgroups, for every variant;
-// EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg).
+// Now: wgp1, wgp2 and wgp5 (grad_chunk_kernel's EXP 2, 3 and 4, products on warpgroups, for every
+// variant; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");

@@ -361,18 +361,21 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
   static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, EXP == 3 ? 2 : EXP == 2 ? 1 : 0>::total>(
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, EXP == 4 ? 3 : EXP == 3 ? 2 : EXP == 2 ? 1 : 0>::total>(
       name, kGradPhases, p, s, beside);
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
-// REWY_EXPERIMENTS=wgp1 or wgp2 gives every variant EXP 2 or 3.
+// REWY_EXPERIMENTS=wgp1, wgp2 or wgp5 gives every variant EXP 2, 3 or 4 (4: phase 5's ∂K̄ alone on
+// warpgroups, its E and ∂H⁺ swizzled: KDA's kernel compiles without spills there, GDN2's with 28
+// bytes; not yet run on a device).
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   auto with = [&](auto exp) {
     dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(exp)::value>(p, s, beside); });
   };
   if (experiment("wgp2")) return with(std::integral_constant<int, 3>{});
+  if (experiment("wgp5")) return with(std::integral_constant<int, 4>{});
   if (experiment("wgp1")) return with(std::integral_constant<int, 2>{});
   with(std::integral_constant<int, kGradWg<VAR>>{});
 }

@@ -435,6 +435,7 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // aligned from a base the kernel aligns), read by phase 1's warpgroup products and by phase 2's
 // warp products (mma.cuh's loaders take ld = −rows for a swizzled tile). SW 2 (EXP 3): also ∂E (S4
 // or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
+// SW 3 (EXP 4): phase 5's E and ∂H⁺ alone.
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
   // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's; 3 (EXP 4) S2 and S3 alone.
@@ -489,8 +490,8 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // REWY_EXPERIMENTS wgp1, wgp2, wgp5).
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // GradLayout's SW levels 1 (EXP 2) and 2 (EXP 3).
-  // EXP 4 (experiment wgp5): phase 5's ∂K̄ alone on warpgroups, its E and ∂H⁺ swizzled.
+  // kSW: phase 1's products on warpgroups (EXP 2, 3); kSW2: also phase 2's ∂W (EXP 3); kSW5: phase
+  // 5's ∂K̄ (EXP 3, 4). GradLayout's SW level 1, 2 or 3 aligns their slots.
   constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3, kSW5 = kSW2 || EXP == 4;
   using L = GradLayout<VAR, K, V, EXP == 4 ? 3 : kSW2 ? 2 : kSW ? 1 : 0>;
   using VTr = VT<VAR>;

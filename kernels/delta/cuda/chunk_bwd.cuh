@@ -435,7 +435,9 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // aligned from a base the kernel aligns), read by phase 1's warpgroup products and by phase 2's
 // warp products (mma.cuh's loaders take ld = −rows for a swizzled tile). SW 2 (EXP 3): also ∂E (S4
 // or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
-// SW 3 (EXP 4): phase 5's E and ∂H⁺ alone.
+// SW 3 (EXP 4): phase 5's E and ∂H⁺ alone. kGradSw: the level of grad_chunk's EXP.
+template <int EXP>
+inline constexpr int kGradSw = EXP == 4 ? 3 : EXP == 3 ? 2 : EXP == 2 ? 1 : 0;
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
   // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's; 3 (EXP 4) S2 and S3 alone.
@@ -493,7 +495,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // kSW: phase 1's products on warpgroups (EXP 2, 3); kSW2: also phase 2's ∂W (EXP 3); kSW5: phase
   // 5's ∂K̄ (EXP 3, 4). GradLayout's SW level 1, 2 or 3 aligns their slots.
   constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3, kSW5 = kSW2 || EXP == 4;
-  using L = GradLayout<VAR, K, V, EXP == 4 ? 3 : kSW2 ? 2 : kSW ? 1 : 0>;
+  using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
@@ -611,13 +613,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   auto load_dE = [&] {
     if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
-  };
-  // Tiles landed, block synchronised; with warpgroup products, the copies made visible to them.
-  auto landed = [&] {
-    cp_async_commit();
-    cp_async_wait<0>();
-    if constexpr (kSW5) wg::fence_smem_writes();
-    __syncthreads();
   };
   constexpr int kLdDE = kSW2 ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (−rows: swizzled)
 
@@ -788,7 +783,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
   }
-  landed();
+  tiles_landed<kSW2>();  // (∂E for phase 2's ∂W)
   if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
     load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
     load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
@@ -1096,7 +1091,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (!kEarlyE) load_E(Fifth{});
   if constexpr (!kEarlyDH) load_dH(Fifth{});
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
-  landed();
+  tiles_landed<kSW5>();
   {
     float acc[1][NTK][4];
     if constexpr (kSW5) {

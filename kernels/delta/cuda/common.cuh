@@ -313,10 +313,13 @@ __device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* sr
   async_tile<ROWS, COLS * 2, NT>(dst, ldd * 2, src, row_stride * 2, valid);
 }
 
-// Completes this thread's outstanding tile copies, then synchronises the block.
+// Completes this thread's outstanding tile copies, then synchronises the block. ASYNC: the copies
+// made visible to the async proxy first (warpgroup products read them).
+template <bool ASYNC = false>
 __device__ __forceinline__ void tiles_landed() {
   cp_async_commit();
   cp_async_wait<0>();
+  if constexpr (ASYNC) fence_proxy_async_smem();
   __syncthreads();
 }
 

@@ -361,7 +361,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
   static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
-  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, EXP == 4 ? 3 : EXP == 3 ? 2 : EXP == 2 ? 1 : 0>::total>(
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, kGradSw<EXP>>::total>(
       name, kGradPhases, p, s, beside);
 }
 

@@ -149,10 +149,15 @@ __device__ __forceinline__ void tf32_fold(float (&out)[2][4], const Tf32Acc& acc
     }
 }
 
+// Generic-proxy writes to shared memory (st.shared, cp.async) become visible to the async proxy
+// (wgmma, TMA).
+__device__ __forceinline__ void fence_proxy_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
 // A swizzled tile for the fragment loaders: ld = −R (ld > 0 is a row-major tile's leading
-// dimension) addresses a 128-byte-swizzled tile of R rows (wgmma.cuh's tile_offset layout), which
-// warpgroup products read too; sw_at gives its 16 bytes at (row, col), col a multiple of 8. The
-// row-major addresses keep their own expressions (ld is a constant at every call once inlined).
+// dimension) addresses a 128-byte-swizzled tile of R rows (wgmma.cuh's tile_offset layout, which
+// includes this header: the same offset, with the row count at run time), which warpgroup products
+// read too; sw_at gives its 16 bytes at (row, col), col a multiple of 8. The row-major addresses
+// keep their own expressions (ld is a constant at every call once inlined).
 __device__ __forceinline__ const bf16_t* sw_at(const bf16_t* p, int rows, int row, int col) {
   const int cc = col & 63;
   return p + (col >> 6) * rows * 64 + row * 64 + (((cc >> 3) ^ (row & 7)) << 3);

@@ -32,7 +32,7 @@ __device__ __forceinline__ void wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 // Generic-proxy writes to shared memory (st.shared) become visible to wgmma's async proxy.
-__device__ __forceinline__ void fence_smem_writes() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void fence_smem_writes() { fence_proxy_async_smem(); }
 
 // Which dimension of an operand is contiguous in its tile: K (rows of A [M][K] or B [N][K]) or MN
 // (the operand stored as [K][M] or [K][N], rows of M or N elements; MN needs M, N >= 64 for the

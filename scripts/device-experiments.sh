@@ -13,7 +13,8 @@
 # Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"; "-"
 # for none), SWEEPS ('|'-separated bench_delta options, each with optional VAR=VALUE words for
 # the environment, e.g. '--prep-warps 16|REWY_EXPERIMENTS=a --bwd-slice 64'; about 20 s each),
-# OPS_SHAPES (default 0,3,5).
+# OPS_SHAPES (default 0,3,5), WAIT_FOR (a file: time nothing before it exists, e.g. while FLA's
+# kernels compile beside the build and the tests).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -23,6 +24,7 @@ t0=$SECONDS
 [ -n "${EXPERIMENTS:-}" ] || { echo "device-experiments: set EXPERIMENTS (the names launch_impl.cuh's experiment() takes)"; exit 2; }
 read -r -a sets <<<"$EXPERIMENTS"
 [ "$EXPERIMENTS" = - ] && sets=()
+export PHASES_WAIT_FOR=${WAIT_FOR:-}
 SANITIZERS=0 BENCH=0 PHASES=1 PHASE_SHAPES=0 bash scripts/gpu-check.sh build-gpu >"$out/gpucheck.log" 2>&1
 rc=$?
 tail -10 "$out/gpucheck.log"
@@ -41,6 +43,7 @@ for n in "${!sets[@]}"; do
 done
 echo "default:"
 grep -hE "(grad_chunk_rewy|wy_prep_split|wy_prep_overlap)<(kda|gdn2).*us/call" "$out/phases.txt"
+[ -n "${WAIT_FOR:-}" ] && while [ ! -e "$WAIT_FOR" ]; do sleep 2; done
 rewy_ops_csv build-gpu/bench/bench_delta "$out/ops_default.csv" || exit 1
 for n in "${!sets[@]}"; do
   echo "whole ops, default / REWY_EXPERIMENTS=${sets[$n]}:"

@@ -15,13 +15,20 @@ namespace rewy::delta::cuda_impl {
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
 // Now: wgp1, wgp2 and wgp5 (grad_chunk_kernel's EXP 2, 3 and 4, products on warpgroups, for every
-// variant; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg).
+// variant or, as wgp5:kda, for one; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
     return "," + std::string(e ? e : "") + ",";
   }();
   return list.find("," + std::string(name) + ",") != std::string::npos;
+}
+
+// experiment(name) for every variant, or name:variant (e.g. wgp5:kda) for one: a candidate default
+// for one variant timed in the FLA table of the same call (REWY_EXPERIMENTS set for bench_delta).
+inline bool experiment(const char* name, int variant) {
+  static const char* vn[] = {"deltanet", "gdn", "kda", "gdn2"};
+  return experiment(name) || experiment((std::string(name) + ":" + vn[variant]).c_str());
 }
 
 namespace tma {

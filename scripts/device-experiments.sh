@@ -13,8 +13,8 @@
 # Environment: EXPERIMENTS (required: space-separated sets, each name[,name], e.g. "a b a,b"; "-"
 # for none), SWEEPS ('|'-separated bench_delta options, each with optional VAR=VALUE words for
 # the environment, e.g. '--prep-warps 16|REWY_EXPERIMENTS=a --bwd-slice 64'; about 20 s each),
-# OPS_SHAPES (default 0,3,5), WAIT_FOR (a file: time nothing before it exists, e.g. while FLA's
-# kernels compile beside the build and the tests).
+# OPS_SHAPES (default 0,3,5), PHASE_SHAPES (the default build's phases, default 0), WAIT_FOR (a
+# file: time nothing before it exists, e.g. while FLA's kernels compile beside the build and tests).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -25,7 +25,7 @@ t0=$SECONDS
 read -r -a sets <<<"$EXPERIMENTS"
 [ "$EXPERIMENTS" = - ] && sets=()
 export PHASES_WAIT_FOR=${WAIT_FOR:-}
-SANITIZERS=0 BENCH=0 PHASES=1 PHASE_SHAPES=0 bash scripts/gpu-check.sh build-gpu >"$out/gpucheck.log" 2>&1
+SANITIZERS=0 BENCH=0 PHASES=1 PHASE_SHAPES=${PHASE_SHAPES:-0} bash scripts/gpu-check.sh build-gpu >"$out/gpucheck.log" 2>&1
 rc=$?
 tail -10 "$out/gpucheck.log"
 [ $rc -eq 0 ] || { echo "device-experiments: gpu-check failed (exit $rc)"; exit $rc; }

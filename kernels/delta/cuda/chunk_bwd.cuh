@@ -485,7 +485,7 @@ struct GradLayout {
 
 // Phases of grad_chunk for REWY_KERNEL_TIMING=2.
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
-                                               "p5 dKbar,out", "dg scan"};
+                                               "p5 dKbar,out", "dg scan", "p4 packs"};
 
 // EXP: products on warpgroups, 2 (phase 1's), 3 (also phase 2's ∂W and phase 5's ∂K̄) or 4 (phase
 // 5's alone): DeltaNet's and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg;
@@ -1006,6 +1006,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       packed_col_rows8<K, true>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2);
     });
     __syncthreads();
+    phase_mark(p.phase_cycles, 7);  // phase 4's packed build, apart from its contractions
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
     // The row contractions' rescaling of output (r, d): e^{G_rd − G_ref(I) d}.
     auto row_scale = [&](int r, int d, int e) {

@@ -290,6 +290,10 @@ __device__ __forceinline__ void betas_and_gates(float* betas, float* Gs, const D
 
 // Phases of wy_prep for REWY_KERNEL_TIMING=2.
 inline constexpr const char* kPrepPhases[] = {"loads+G", "P,A", "inv diag", "inv blocks", "operands", "W,U"};
+// wy_prep_split_kernel's: its P,A phase split into the slices' products (and P's store), the
+// later slices' gate scans with the wait for their inputs, and the operand builds.
+inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv diag", "inv blocks",
+                                                   "operands", "W,U",   "scan+wait", "build"};
 
 // NT threads: 8 warps, or 16 (one CTA an SM for channel gates: twice the warps to hide latency).
 // OVERLAP (Config::prep_overlap, where W and U are formed here): warps 0-2 solve for 𝒯
@@ -515,7 +519,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     const int c0 = sl * KS;  // the slice's first channel
     gate_scan<VAR, KS, NT>(Gs, p);
     tiles_landed();
-    if (sl == 0) phase_mark(p.phase_cycles, 0);
+    phase_mark(p.phase_cycles, sl == 0 ? 0 : 6);  // a later slice's scan and wait: kPrepSplitPhases
     check_gate_span<KS, NT>(Gs, p);
     // From one read of each row octet's q, k and coefficient: P's and A's operands
     // (build_scaled_rows8_of), Q̂ and K̄ into global memory and Y_W into its whole-K tile
@@ -533,6 +537,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     });
     store_gexp_of<VAR, K, KS>(p, Gs, at.c, at.h, threadIdx.x, NT, c0);
     __syncthreads();  // the slice's operands are built, its inputs dead
+    phase_mark(p.phase_cycles, 7);
     // The next slice's inputs, or v (and w) after the last, travel during this slice's products.
     if (sl + 1 < L::NS) {
       issue_slice(c0 + KS);

@@ -232,7 +232,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
     if (split) {
       static const std::string name = kname("wy_prep_split", VAR, K, V, kThreads / 32);
       launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads>, kThreads, PrepSplitLayout<VAR, K, V>::total>(
-          name, kPrepPhases, p, s);
+          name, kPrepSplitPhases, p, s);
       return;
     }
   }

@@ -435,14 +435,13 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // aligned from a base the kernel aligns), read by phase 1's warpgroup products and by phase 2's
 // warp products (mma.cuh's loaders take ld = −rows for a swizzled tile). SW 2 (EXP 3): also ∂E (S4
 // or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
-// SW 3 (EXP 4): phase 5's E and ∂H⁺ alone. kGradSw: the level of grad_chunk's EXP.
+// kGradSw: the level of grad_chunk's EXP.
 template <int EXP>
-inline constexpr int kGradSw = EXP == 4 ? 3 : EXP == 3 ? 2 : EXP == 2 ? 1 : 0;
+inline constexpr int kGradSw = EXP == 3 ? 2 : EXP == 2 ? 1 : 0;
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
-  // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's; 3 (EXP 4) S2 and S3 alone.
-  static constexpr size_t align_sw(size_t x, bool on) { return on ? (x + 1023) / 1024 * 1024 : x; }
-  static constexpr bool kA1 = SW == 1 || SW == 2, kA2 = SW >= 2, kA3 = SW >= 1, kAE = SW == 2;
+  // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's.
+  static constexpr size_t align_sw(size_t x, int level = 1) { return SW >= level ? (x + 1023) / 1024 * 1024 : x; }
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
@@ -463,18 +462,18 @@ struct GradLayout {
   static constexpr size_t dPdiag = rowkb + align16(kChunk * 4);  // s ∂P_ii (decay factor 1)
   static constexpr size_t colacc = dPdiag + align16(kChunk * 4);
   // slots reused across phases (see grad_chunk_kernel)
-  static constexpr size_t S1 = align_sw(colacc + align16(K * 4), kA1);
+  static constexpr size_t S1 = align_sw(colacc + align16(K * 4));
   static constexpr size_t S1_bytes =
       cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * kGateLd<K> * 4)));
-  static constexpr size_t S2 = align_sw(S1 + S1_bytes, kA2);
+  static constexpr size_t S2 = align_sw(S1 + S1_bytes, 2);
   static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * kGateLd<K> * 4)));
-  static constexpr size_t S3 = align_sw(S2 + S2_bytes, kA3);
+  static constexpr size_t S3 = align_sw(S2 + S2_bytes);
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
-  static constexpr size_t S4 = align_sw(S3 + S3_bytes, kA1);
+  static constexpr size_t S4 = align_sw(S3 + S3_bytes);
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
   static constexpr bool kOwnDE = !kVec;
-  static constexpr size_t dE = align_sw(S5 + tile_k, kAE);
+  static constexpr size_t dE = align_sw(S5 + tile_k, 2);
   static constexpr size_t total = dE + (kOwnDE ? tile_v : 0) + (SW ? 1024 : 0);  // SW: 1 KB to align the base
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
@@ -487,14 +486,15 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan", "p4 packs"};
 
-// EXP: products on warpgroups, 2 (phase 1's), 3 (also phase 2's ∂W and phase 5's ∂K̄) or 4 (phase
-// 5's alone): DeltaNet's and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg;
-// REWY_EXPERIMENTS wgp1, wgp2, wgp5).
+// EXP: products on warpgroups, 2 (phase 1's) or 3 (also phase 2's ∂W and phase 5's ∂K̄): DeltaNet's
+// and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg; REWY_EXPERIMENTS wgp1, wgp2).
+// (Phase 5's alone, EXP 4 measured on 2026-12-02: KDA's kernel lost 6.7%, its untouched
+// phases slower at the register cap; removed.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // kSW: phase 1's products on warpgroups (EXP 2, 3); kSW2: also phase 2's ∂W (EXP 3); kSW5: phase
-  // 5's ∂K̄ (EXP 3, 4). GradLayout's SW level 1, 2 or 3 aligns their slots.
-  constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3, kSW5 = kSW2 || EXP == 4;
+  // kSW: phase 1's products on warpgroups (EXP 2, 3); kSW2: also phase 2's ∂W and phase 5's ∂K̄
+  // (EXP 3). GradLayout's SW level 1 or 2 aligns their slots.
+  constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
@@ -535,7 +535,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr int KP = L::KP, VP = L::VP, NTK = kWarpTiles<K, NT>, NTV = kWarpTiles<V, NT>, NTC = kWarpTiles<kChunk, NT>;
   constexpr int LDF = kChunk + 1, GL = kGateLd<K>;  // GL: row stride of the fp32 [C][K] tiles
   extern __shared__ __align__(16) char smem_raw[];
-  char* const smem = kSW || kSW5 ? align_1024(smem_raw) : smem_raw;
+  char* const smem = kSW ? align_1024(smem_raw) : smem_raw;
   // H's leading dimension for phase 2's warp_mma (−rows: a swizzled tile).
   constexpr int kLdH = kSW ? -K : VP;
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
@@ -599,17 +599,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
-  // SWZ: the swizzled layout (phase 5's copies take it with kSW5, phase 1's with kSW2).
-  auto load_E = [&](auto swz) {
-    if constexpr (decltype(swz)::value) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
+  auto load_E = [&] {
+    if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
   };
-  auto load_dH = [&](auto swz) {
-    if constexpr (decltype(swz)::value) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
+  auto load_dH = [&] {
+    if constexpr (kSW2) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
     else load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K);
   };
-  using First = std::integral_constant<bool, kSW2>;  // phase 1's copies
-  using Fifth = std::integral_constant<bool, kSW5>;  // phase 5's
   auto load_dE = [&] {
     if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
@@ -638,12 +635,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   } else {
     load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
     cp_async_commit();
-    load_E(First{});
+    load_E();
   }
   cp_async_commit();
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_dH(First{});
+  load_dH();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
     betas[threadIdx.x] = bt;
@@ -913,8 +910,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // baseline's key-Gram pass still needs S3 for ∂A). Channel gates use S2-S3 for the packed
   // operands and load them in phase 5.
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
-  if constexpr (kEarlyDH) load_dH(Fifth{});
-  if constexpr (kEarlyE) load_E(Fifth{});
+  if constexpr (kEarlyDH) load_dH();
+  if constexpr (kEarlyE) load_E();
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1089,13 +1086,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  if constexpr (!kEarlyE) load_E(Fifth{});
-  if constexpr (!kEarlyDH) load_dH(Fifth{});
+  if constexpr (!kEarlyE) load_E();
+  if constexpr (!kEarlyDH) load_dH();
   if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
-  tiles_landed<kSW5>();
+  tiles_landed<kSW2>();
   {
     float acc[1][NTK][4];
-    if constexpr (kSW5) {
+    if constexpr (kSW2) {
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);

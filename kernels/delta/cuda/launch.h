@@ -14,8 +14,8 @@ namespace rewy::delta::cuda_impl {
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: wgp1, wgp2 and wgp5 (grad_chunk_kernel's EXP 2, 3 and 4, products on warpgroups, for every
-// variant or, as wgp5:kda, for one; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg).
+// Now: wgp1 and wgp2 (grad_chunk_kernel's EXP 2 and 3, products on warpgroups, for every variant
+// or, as wgp2:kda, for one; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -24,7 +24,7 @@ inline bool experiment(const char* name) {
   return list.find("," + std::string(name) + ",") != std::string::npos;
 }
 
-// experiment(name) for every variant, or name:variant (e.g. wgp5:kda) for one: a candidate default
+// experiment(name) for every variant, or name:variant (e.g. wgp2:kda) for one: a candidate default
 // for one variant timed in the FLA table of the same call (REWY_EXPERIMENTS set for bench_delta).
 inline bool experiment(const char* name, int variant) {
   static const char* vn[] = {"deltanet", "gdn", "kda", "gdn2"};

@@ -366,18 +366,17 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
-// REWY_EXPERIMENTS=wgp1, wgp2 or wgp5 gives every variant EXP 2, 3 or 4 (4: phase 5's ∂K̄ alone on
-// warpgroups, its E and ∂H⁺ swizzled: KDA's kernel compiles without spills there, GDN2's with 28
-// bytes; KDA's phase 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower, kernel
-// 828.7 -> 884.4 us, backward 0.961x, every variant 0.96-0.98x: H200, 2026-12-02,
-// docs/measurements/2026-12-02-s25/call1-wgp5/); wgp5:kda and the like for one variant.
+// REWY_EXPERIMENTS=wgp1 or wgp2 gives every variant (wgp1:kda and the like one variant) EXP 2 or 3.
+// (EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase 5 6447 -> 5538 cycles,
+// but its phases 1 and 4, unchanged, slower at the register cap; kernel 828.7 -> 884.4 us, backward
+// 0.961x, every variant 0.96-0.98x (H200, 2026-12-02, docs/measurements/2026-12-02-s25/call1-wgp5/):
+// removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   auto with = [&](auto exp) {
     dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(exp)::value>(p, s, beside); });
   };
   if (experiment("wgp2", VAR)) return with(std::integral_constant<int, 3>{});
-  if (experiment("wgp5", VAR)) return with(std::integral_constant<int, 4>{});
   if (experiment("wgp1", VAR)) return with(std::integral_constant<int, 2>{});
   with(std::integral_constant<int, kGradWg<VAR>>{});
 }

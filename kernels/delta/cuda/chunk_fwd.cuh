@@ -445,7 +445,10 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
 // packed column operand are built with Q̂, K̄ and Y_W in the same pass, and its products add to
 // registers while the next slice's inputs (after the last, v and w) land over the dead ones; A, 𝒯
 // and P then take the slice operands' place. About 102 KB (KDA) and 111 KB (GDN2) a CTA.
-template <int VAR, int K, int V>
+// EARLY (KDA at K = 128, experiment earlyg): the second slice's gates land and are scanned with the
+// first's (their own slot, Gs2), so only its q and k travel during the first slice's products;
+// Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot (dead by then).
+template <int VAR, int K, int V, bool EARLY = false>
 struct PrepSplitLayout {
   static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices
   static constexpr int SP = KS + 8, KP = K + 8, VP = V + 8, GLS = kGateLd<KS>;
@@ -470,15 +473,19 @@ struct PrepSplitLayout {
   // Over them after the last slice: A and 𝒯 (f32 [C][C+1]), P and then 𝒯 as bf16 [C][kCP].
   static constexpr size_t As = R, Ts = As + tile_f32cc, Tb = Ts + tile_f32cc;
   static_assert(Tb + align16(size_t(kChunk) * kCP * 2) <= operands_end, "A, 𝒯 and P overflow the slice operands");
-  static constexpr size_t YW = operands_end;  // bf16 [C][KP] Y_W (the whole K)
-  static constexpr size_t total = YW + tile_k;
+  static constexpr size_t YW = operands_end;  // bf16 [C][KP] Y_W (the whole K); EARLY: [C][SP], slice 0
+  static constexpr size_t YW1 = Gs;            // EARLY: Y_W's slice 1, [C][SP]
+  static constexpr size_t Gs2 = YW + tile_s;   // EARLY: f32 [C][GLS], slice 1's gates
+  static_assert(!EARLY || (VAR != kGDN2 && NS == 2 && tile_s <= inputs_end - Gs && YU + tile_v <= Gs),
+                "early gates: KDA at K = 128 (Y_U over q, k; Y_W's second slice in G's slot)");
+  static constexpr size_t total = EARLY ? Gs2 + align16(size_t(kChunk) * GLS * 4) : YW + tile_k;
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-template <int VAR, int K, int V, int NT>
+template <int VAR, int K, int V, int NT, bool EARLY = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
-  using L = PrepSplitLayout<VAR, K, V>;
+  using L = PrepSplitLayout<VAR, K, V, EARLY>;
   constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
@@ -496,6 +503,8 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   float* Ts = reinterpret_cast<float*>(smem + L::Ts);
   bf16_t* Tb = reinterpret_cast<bf16_t*>(smem + L::Tb);
   bf16_t* YW = reinterpret_cast<bf16_t*>(smem + L::YW);
+  bf16_t* YW1 = reinterpret_cast<bf16_t*>(smem + L::YW1);  // EARLY
+  float* Gs2 = reinterpret_cast<float*>(smem + L::Gs2);    // EARLY
 
   const ChunkAt<K, V> at(p);
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
@@ -506,21 +515,40 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   frag_zero(accA);
   // A slice's inputs: the gates first, as a group of their own (gate_issue's order), so the scan
   // waits for them alone.
-  auto issue_slice = [&](int c0) {
-    gate_issue<VAR, K, NT, KS>(Gs, p, at.tok0, at.len, at.h, c0);
+  auto issue_rows = [&](int c0) {  // a slice's q, k (b)
     load_tile<kChunk, KS, NT>(qs, SP, p.q + at.baseK + c0, at.strideK, at.len);
     load_tile<kChunk, KS, NT>(ks, SP, p.k + at.baseK + c0, at.strideK, at.len);
     if constexpr (VAR == kGDN2) load_tile<kChunk, KS, NT>(bs, SP, p.b + at.baseK + c0, at.strideK, at.len);
     cp_async_commit();
   };
-  issue_slice(0);
+  auto issue_slice = [&](int c0) {
+    gate_issue<VAR, K, NT, KS>(Gs, p, at.tok0, at.len, at.h, c0);
+    issue_rows(c0);
+  };
+  if constexpr (EARLY) {
+    gate_issue<VAR, K, NT, KS>(Gs, p, at.tok0, at.len, at.h, 0);
+    gate_issue<VAR, K, NT, KS>(Gs2, p, at.tok0, at.len, at.h, KS);
+    issue_rows(0);
+  } else {
+    issue_slice(0);
+  }
 #pragma unroll 1
   for (int sl = 0; sl < L::NS; ++sl) {
     const int c0 = sl * KS;  // the slice's first channel
-    gate_scan<VAR, KS, NT>(Gs, p);
+    float* const Gsl = EARLY && sl == 1 ? Gs2 : Gs;  // this slice's gates
+    if constexpr (EARLY) {
+      if (sl == 0) {  // both slices' gates (two groups) have landed: one scan for the two
+        cp_async_wait<1>();
+        __syncthreads();
+        scan_vec_gate_tiles<KS, NT, 2>(Gs, Gs2, p);
+      }
+    } else {
+      gate_scan<VAR, KS, NT>(Gs, p);
+    }
     tiles_landed();
     phase_mark(p.phase_cycles, sl == 0 ? 0 : 6);  // a later slice's scan and wait: kPrepSplitPhases
-    check_gate_span<KS, NT>(Gs, p);
+    check_gate_span<KS, NT>(Gsl, p);
+    bf16_t* const yw_slice = sl == 0 ? YW : YW1;  // EARLY: the slice's own Y_W tile
     // From one read of each row octet's q, k and coefficient: P's and A's operands
     // (build_scaled_rows8_of), Q̂ and K̄ into global memory and Y_W into its whole-K tile
     // (chunk_operands8).
@@ -529,18 +557,19 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       load8(q, qs + i * SP + d0);
       load8(k, ks + i * SP + d0);
       load_row_coef8<VAR, SP>(co, betas, bs, i, d0);
-      build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gs, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
+      build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
                                 packed);
       const bool store = i < at.len;
-      chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gs, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
-                               YW + i * KP + c0 + d0);
+      chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
+                               EARLY ? yw_slice + i * SP + d0 : YW + i * KP + c0 + d0);
     });
-    store_gexp_of<VAR, K, KS>(p, Gs, at.c, at.h, threadIdx.x, NT, c0);
+    store_gexp_of<VAR, K, KS>(p, Gsl, at.c, at.h, threadIdx.x, NT, c0);
     __syncthreads();  // the slice's operands are built, its inputs dead
     phase_mark(p.phase_cycles, 7);
     // The next slice's inputs, or v (and w) after the last, travel during this slice's products.
     if (sl + 1 < L::NS) {
-      issue_slice(c0 + KS);
+      if constexpr (EARLY) issue_rows(c0 + KS);
+      else issue_slice(c0 + KS);
     } else {
       load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
       if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
@@ -571,7 +600,33 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   });
   __syncthreads();
   phase_mark(p.phase_cycles, 4);
-  tinv_apply_store_wu<K, V, NT, true, false>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
+  if constexpr (EARLY) {
+    // W = 𝒯 Y_W with Y_W in two slice tiles: at 8 warps each column group of warps is one slice.
+    static_assert(NT == 256 && K == 2 * KS, "8 warps, two slices: a warp's W columns are one slice's");
+    constexpr int NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
+    const int m0 = warp_m0(), nV = warp_n0<V, NT>();
+    bf16_t* const yw = warp_n0<K, NT>() == 0 ? YW : YW1;
+    {
+      float acc[1][NK][4];
+      frag_zero(acc);
+      warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, true>(acc, Tb, kCP, yw, SP, m0, 0, 0, m0 + kBlock);
+      __syncthreads();  // Y_W is read
+      frag_store_bf16(acc, yw, SP, m0, 0);
+    }
+    {
+      float acc[1][NV][4];
+      frag_zero(acc);
+      warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor, true>(acc, Tb, kCP, YU, VP, m0, nV, 0, m0 + kBlock);
+      __syncthreads();  // W is staged, Y_U is read
+      frag_store_bf16(acc, YU, VP, m0, nV);
+    }
+    store_tile_rows<kChunk, KS, NT>(p.W + at.baseK, at.strideK, YW, SP, at.len);
+    store_tile_rows<kChunk, KS, NT>(p.W + at.baseK + KS, at.strideK, YW1, SP, at.len);
+    __syncthreads();  // U is staged
+    store_tile_rows<kChunk, V, NT>(p.U + at.baseV, at.strideV, YU, VP, at.len);
+  } else {
+    tinv_apply_store_wu<K, V, NT, true, false>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
+  }
   phase_mark(p.phase_cycles, 5);  // thread 0's view
 }
 

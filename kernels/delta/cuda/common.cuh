@@ -369,32 +369,40 @@ __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int 
     cp_async_commit();
   }
 }
+// A vector gate's scan of TILES [C][kGateLd<K>] tiles at once (Gs, and Gs2 for the second: wy_prep_split's
+// early gates), NT >= 2 K TILES threads. Two threads per channel scan 32 rows each, the second
+// half adds the first half's total: the same sums in every kernel and at every block size, so the
+// forward's and the backward's G agree bit for bit.
+template <int K, int NT, int TILES = 1>
+__device__ __forceinline__ void scan_vec_gate_tiles(float* Gs, float* Gs2, const DeltaParams& p) {
+  static_assert(NT >= 2 * K * TILES, "two threads a channel of every tile");
+  constexpr int kHalf = kChunk / 2, GL = kGateLd<K>;
+  const int d = threadIdx.x % K, part = threadIdx.x / K;  // parts past 2 TILES (NT > 2K TILES) idle
+  float* const G = TILES == 2 && part >= 2 ? Gs2 : Gs;
+  const int half = TILES == 1 ? part : part % 2;  // (one tile: the code gate_scan always had)
+  if (part < 2 * TILES) {
+    float s = 0.f;
+    bool positive = false;
+    for (int i = half * kHalf; i < (half + 1) * kHalf; ++i) {
+      const float gi = G[i * GL + d];
+      positive |= gi > 0.f;
+      s += gi;
+      G[i * GL + d] = s;
+    }
+    if (positive && p.error_flag) p.error_flag[kErrPositiveGate] = 1;
+  }
+  __syncthreads();
+  if (TILES == 1 ? part == 1 : part < 2 * TILES && half == 1) {
+    const float first = G[(kHalf - 1) * GL + d];
+    for (int i = kHalf; i < kChunk; ++i) G[i * GL + d] += first;
+  }
+}
 template <int VAR, int K, int NT = kThreads, int PENDING = 1>
 __device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p) {
   if constexpr (VT<VAR>::vec_gate) {
     cp_async_wait<PENDING>();  // PENDING: the cp.async groups the caller committed after gate_issue's
     __syncthreads();
-    // Two threads per channel scan 32 rows each, the second half adds the first half's total: the
-    // same sums in every kernel and at every block size, so the forward's and the backward's G
-    // agree bit for bit.
-    constexpr int kHalf = kChunk / 2, GL = kGateLd<K>;
-    const int d = threadIdx.x % K, part = threadIdx.x / K;  // parts 2 and up (NT > 2K) idle
-    if (part < 2) {
-      float s = 0.f;
-      bool positive = false;
-      for (int i = part * kHalf; i < (part + 1) * kHalf; ++i) {
-        const float gi = Gs[i * GL + d];
-        positive |= gi > 0.f;
-        s += gi;
-        Gs[i * GL + d] = s;
-      }
-      if (positive && p.error_flag) p.error_flag[kErrPositiveGate] = 1;
-    }
-    __syncthreads();
-    if (part == 1) {
-      const float first = Gs[(kHalf - 1) * GL + d];
-      for (int i = kHalf; i < kChunk; ++i) Gs[i * GL + d] += first;
-    }
+    scan_vec_gate_tiles<K, NT>(Gs, Gs, p);
   } else if constexpr (VT<VAR>::scalar_gate) {
     if (threadIdx.x < 32) {
       const int lane = threadIdx.x;

@@ -230,6 +230,16 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
                  bool split) {  // LaunchInfo::prep_warps, prep_overlap, prep_split
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
+      // REWY_EXPERIMENTS=earlyg: KDA's at K = 128 with the second slice's gates loaded and scanned
+      // with the first's (PrepSplitLayout's EARLY; not yet run on a device).
+      if constexpr (VAR == kKDA && K == 128) {
+        if (experiment("earlyg", VAR)) {
+          static const std::string name = kname("wy_prep_split_exp", VAR, K, V, kThreads / 32);
+          launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, true>, kThreads,
+                                PrepSplitLayout<VAR, K, V, true>::total>(name, kPrepSplitPhases, p, s);
+          return;
+        }
+      }
       static const std::string name = kname("wy_prep_split", VAR, K, V, kThreads / 32);
       launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads>, kThreads, PrepSplitLayout<VAR, K, V>::total>(
           name, kPrepSplitPhases, p, s);

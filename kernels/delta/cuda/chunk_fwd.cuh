@@ -445,9 +445,10 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
 // packed column operand are built with Q̂, K̄ and Y_W in the same pass, and its products add to
 // registers while the next slice's inputs (after the last, v and w) land over the dead ones; A, 𝒯
 // and P then take the slice operands' place. About 102 KB (KDA) and 111 KB (GDN2) a CTA.
-// EARLY (KDA at K = 128, experiment earlyg): the second slice's gates land and are scanned with the
-// first's (their own slot, Gs2), so only its q and k travel during the first slice's products;
-// Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot (dead by then).
+// EARLY (KDA at K = 128, its default: kPrepEarlyGates): the second slice's gates land and are
+// scanned with the first's (their own slot, Gs2), so only its q and k travel during the first
+// slice's products; Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot
+// (dead by then). About 111 KB a CTA.
 template <int VAR, int K, int V, bool EARLY = false>
 struct PrepSplitLayout {
   static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices

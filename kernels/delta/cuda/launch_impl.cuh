@@ -225,25 +225,30 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
 }
 
+template <int VAR, int K>
+inline constexpr bool kPrepEarlyGates = VAR == kKDA && K == 128;  // wy_prep_split's EARLY (below)
+
 template <int VAR, int K, int V>
 void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
                  bool split) {  // LaunchInfo::prep_warps, prep_overlap, prep_split
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
-      // REWY_EXPERIMENTS=earlyg: KDA's at K = 128 with the second slice's gates loaded and scanned
-      // with the first's (PrepSplitLayout's EARLY; not yet run on a device).
-      if constexpr (VAR == kKDA && K == 128) {
-        if (experiment("earlyg", VAR)) {
-          static const std::string name = kname("wy_prep_split_exp", VAR, K, V, kThreads / 32);
-          launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, true>, kThreads,
-                                PrepSplitLayout<VAR, K, V, true>::total>(name, kPrepSplitPhases, p, s);
-          return;
-        }
+      // KDA's at K = 128 loads and scans the second slice's gates with the first's (EARLY: GDN2's
+      // b tile leaves no room for them): wy_prep_split 332.8 -> 324.1 us at shape 0 (the second
+      // slice's scan and wait 4684 -> 2697 cycles), KDA's forward 1.019x Recompute (worst 1.006),
+      // 1.016x Save, 1.02-1.03x at the 32-head shapes (H200, 2026-12-02, shapes 0, 3, 4, 5,
+      // docs/measurements/2026-12-02-s25/call4-earlyg/). REWY_EXPERIMENTS=lateg times the plain kernel.
+      auto launch_split = [&](auto early) {
+        constexpr bool kEarly = decltype(early)::value;
+        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
+        static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
+        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly>, kThreads,
+                              PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s);
+      };
+      if constexpr (kPrepEarlyGates<VAR, K>) {
+        if (!experiment("lateg", VAR)) return launch_split(std::true_type{});
       }
-      static const std::string name = kname("wy_prep_split", VAR, K, V, kThreads / 32);
-      launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads>, kThreads, PrepSplitLayout<VAR, K, V>::total>(
-          name, kPrepSplitPhases, p, s);
-      return;
+      return launch_split(std::false_type{});
     }
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to

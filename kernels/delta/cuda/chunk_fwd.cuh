@@ -154,12 +154,20 @@ __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, uns
 // one barrier fewer; both accumulators live. wy_prep 1.010x / 1.027x, forward 1.006x / 1.018x
 // (H200, 2026-12-01, docs/measurements/2026-12-01-s15/); DeltaNet's and GDN's 8-warp kernel
 // would reach 156 registers (one CTA an SM).
-template <int K, int V, int NT, bool PREFETCH = false, bool PAIR = false>
+// SPLIT_LD (wy_prep_split's early gates): Y_W in two [C][SPLIT_LD] tiles of K / 2 columns, YW and
+// YW1; at 8 warps each column group of warps forms one tile's half of W.
+template <int K, int V, int NT, bool PREFETCH = false, bool PAIR = false, int SPLIT_LD = 0>
 __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW, bf16_t* YU, bf16_t* W, int64_t strideK,
-                                                    bf16_t* U, int64_t strideV, int len) {
+                                                    bf16_t* U, int64_t strideV, int len, bf16_t* YW1 = nullptr) {
   constexpr int KP = K + 8, VP = V + 8, NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
+  constexpr bool kSplit = SPLIT_LD > 0;
+  static_assert(!kSplit || (NT == 256 && !PAIR), "split Y_W: 8 warps (a column group a tile), one product at a time");
   const int m0 = warp_m0(), nK = warp_n0<K, NT>(), nV = warp_n0<V, NT>();
   const int k_end = PREFETCH ? m0 + kBlock : kChunk;
+  // This warp's Y_W (and W) tile, its leading dimension and its first column there.
+  bf16_t* const yw = kSplit && nK != 0 ? YW1 : YW;
+  constexpr int kLdW = kSplit ? SPLIT_LD : KP;
+  const int nW = kSplit ? 0 : nK;
   if constexpr (PAIR) {
     float accW[1][NK][4], accU[1][NV][4];
     frag_zero(accW);
@@ -176,9 +184,9 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
   {
     float acc[1][NK][4];
     frag_zero(acc);
-    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, YW, KP, m0, nK, 0, k_end);
+    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, PREFETCH>(acc, Tb, kCP, yw, kLdW, m0, nW, 0, k_end);
     __syncthreads();  // Y_W is read
-    frag_store_bf16(acc, YW, KP, m0, nK);
+    frag_store_bf16(acc, yw, kLdW, m0, nW);
   }
   {
     float acc[1][NV][4];
@@ -187,7 +195,12 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
     __syncthreads();  // W is staged, Y_U is read
     frag_store_bf16(acc, YU, VP, m0, nV);
   }
-  store_tile_rows<kChunk, K, NT>(W, strideK, YW, KP, len);
+  if constexpr (kSplit) {
+    store_tile_rows<kChunk, K / 2, NT>(W, strideK, YW, kLdW, len);
+    store_tile_rows<kChunk, K / 2, NT>(W + K / 2, strideK, YW1, kLdW, len);
+  } else {
+    store_tile_rows<kChunk, K, NT>(W, strideK, YW, KP, len);
+  }
   __syncthreads();  // U is staged
   store_tile_rows<kChunk, V, NT>(U, strideV, YU, VP, len);
 }
@@ -601,33 +614,9 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   });
   __syncthreads();
   phase_mark(p.phase_cycles, 4);
-  if constexpr (EARLY) {
-    // W = 𝒯 Y_W with Y_W in two slice tiles: at 8 warps each column group of warps is one slice.
-    static_assert(NT == 256 && K == 2 * KS, "8 warps, two slices: a warp's W columns are one slice's");
-    constexpr int NK = kWarpTiles<K, NT>, NV = kWarpTiles<V, NT>;
-    const int m0 = warp_m0(), nV = warp_n0<V, NT>();
-    bf16_t* const yw = warp_n0<K, NT>() == 0 ? YW : YW1;
-    {
-      float acc[1][NK][4];
-      frag_zero(acc);
-      warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, true>(acc, Tb, kCP, yw, SP, m0, 0, 0, m0 + kBlock);
-      __syncthreads();  // Y_W is read
-      frag_store_bf16(acc, yw, SP, m0, 0);
-    }
-    {
-      float acc[1][NV][4];
-      frag_zero(acc);
-      warp_mma<1, NV, Lay::RowMajor, Lay::RowMajor, true>(acc, Tb, kCP, YU, VP, m0, nV, 0, m0 + kBlock);
-      __syncthreads();  // W is staged, Y_U is read
-      frag_store_bf16(acc, YU, VP, m0, nV);
-    }
-    store_tile_rows<kChunk, KS, NT>(p.W + at.baseK, at.strideK, YW, SP, at.len);
-    store_tile_rows<kChunk, KS, NT>(p.W + at.baseK + KS, at.strideK, YW1, SP, at.len);
-    __syncthreads();  // U is staged
-    store_tile_rows<kChunk, V, NT>(p.U + at.baseV, at.strideV, YU, VP, at.len);
-  } else {
-    tinv_apply_store_wu<K, V, NT, true, false>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
-  }
+  // W = 𝒯 Y_W; EARLY: Y_W in its two slice tiles.
+  tinv_apply_store_wu<K, V, NT, true, false, EARLY ? SP : 0>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
+                                                              at.strideV, at.len, YW1);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
 }
 

@@ -25,11 +25,16 @@ inline bool experiment(const char* name) {
   return list.find("," + std::string(name) + ",") != std::string::npos;
 }
 
+// A variant's name in kernel names and experiment switches (VariantId order).
+inline const char* variant_name(int variant) {
+  static const char* const names[] = {"deltanet", "gdn", "kda", "gdn2"};
+  return names[variant];
+}
+
 // experiment(name) for every variant, or name:variant (e.g. wgp2:kda) for one: a candidate default
 // for one variant timed in the FLA table of the same call (REWY_EXPERIMENTS set for bench_delta).
 inline bool experiment(const char* name, int variant) {
-  static const char* vn[] = {"deltanet", "gdn", "kda", "gdn2"};
-  return experiment(name) || experiment((std::string(name) + ":" + vn[variant]).c_str());
+  return experiment(name) || experiment((std::string(name) + ":" + variant_name(variant)).c_str());
 }
 
 namespace tma {

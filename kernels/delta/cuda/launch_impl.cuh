@@ -144,8 +144,7 @@ void phase_timed_launch(const std::string& name, cudaStream_t s, const DeltaPara
 }
 
 inline std::string kname(const char* base, int VAR, int K, int V, int extra = -1) {
-  static const char* vn[] = {"deltanet", "gdn", "kda", "gdn2"};
-  std::string s = std::string(base) + "<" + vn[VAR] + "," + std::to_string(K) + "," + std::to_string(V);
+  std::string s = std::string(base) + "<" + variant_name(VAR) + "," + std::to_string(K) + "," + std::to_string(V);
   if (extra >= 0) s += "," + std::to_string(extra);
   return s + ">";
 }

@@ -40,13 +40,8 @@ grep -E "^\[ +(OK|FAILED|PASSED) +\]" "$out/tests.log"
 [ $rc -eq 0 ] || exit $rc
 if grep -q "^\[  SKIPPED \]" "$out/tests.log"; then echo "device-quick: the GPU tests skipped (no device): nothing was tested"; exit 3; fi
 bench=build-gpu/bench/bench_delta
-ops_csv() {  # CSV [VAR=VALUE...]
-  local csv=$1
-  shift
-  env "$@" timeout 90 "$bench" --ops "$ops" --shapes "${OPS_SHAPES:-0,3,4,5}" --policies recompute,save --gates bench \
-    --samples 10 --backward rewy --csv "$csv" >/dev/null 2>&1
-}
-ops_csv "$out/ops_default.csv" && ops_csv "$out/ops_exp.csv" REWY_EXPERIMENTS="$EXPERIMENT" &&
+export OPS_VARIANTS=$ops OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute,save OPS_BACKWARD=rewy
+rewy_ops_csv "$bench" "$out/ops_default.csv" && rewy_ops_csv "$bench" "$out/ops_exp.csv" REWY_EXPERIMENTS="$EXPERIMENT" &&
   python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_exp.csv"
 for run in default exp; do
   exp=""

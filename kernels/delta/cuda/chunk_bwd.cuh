@@ -437,7 +437,7 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
 // kGradSw: the level of grad_chunk's EXP.
 template <int EXP>
-inline constexpr int kGradSw = EXP == 3 ? 2 : EXP == 2 ? 1 : 0;
+inline constexpr int kGradSw = EXP == 3 || EXP == 8 ? 2 : EXP == 2 || EXP == 7 ? 1 : 0;
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
   // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's.
@@ -494,11 +494,11 @@ template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   // kSW: phase 1's products on warpgroups (EXP 2, 3); kSW2: also phase 2's ∂W and phase 5's ∂K̄
   // (EXP 3). GradLayout's SW level 1 or 2 aligns their slots.
-  constexpr bool kSW = EXP == 2 || EXP == 3, kSW2 = EXP == 3;
+  constexpr bool kSW = kGradSw<EXP> >= 1, kSW2 = kGradSw<EXP> == 2;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
-  constexpr bool kPrefetch = !VTr::vec_gate;
+  constexpr bool kPrefetch = !VTr::vec_gate || EXP == 6;
   // Products with 𝒯 (triangular) or into strictly lower ∂A skip the zero or masked blocks: KDA's
   // kernel 1.025-1.03x, DeltaNet's 1.014-1.025x; GDN2's (it spills) lost 0.8-1.4% with every
   // product at once, so only phases 2 and 3 there (below) (H200, 2026-12-01).
@@ -528,6 +528,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // prefetch (1015.3 -> 989.6 us, 1.026x; spill 20 -> 4 bytes), its ReWY kernel not (930.7 ->
   // 948.2 us) (H200, 2026-12-01, docs/measurements/2026-12-01-s17/).
   constexpr bool kPrefetchP2 = kPrefetch || (VAR == kGDN2 && REWY);
+  // EXP 5 (channel gates; experiment `factor`): factored accumulators. Every term of ∂G is q ⊙ (a
+  // term of ∂q), k ⊙ co ⊙ (a term that ∂k takes as co ⊙ x, co the erase coefficient, and ∂b as
+  // k ⊙ x) or −k ⊙ (a column term of ∂k), so phases 1-4 accumulate those three sums alone (dq: ∂q's
+  // row terms, db: X, the co-scaled terms, dk: the column terms) and phase 5 forms ∂G = q ⊙ dq +
+  // k ⊙ (co ⊙ X − dk), ∂k = co ⊙ X + dk, ∂b = k ⊙ X once: the epilogues of phases 1, 3 and 4 read
+  // no q, k or co and reduce no ∂β rows, and GDN2 holds three accumulators across phases 1-4, not four.
+  constexpr bool kFac = VTr::vec_gate && EXP >= 5;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -715,7 +722,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = p.scale * acc[0][j][e], gm = Gam(r, d, e);
       dq[0][j][e] += gm * x;
-      dG[0][j][e] += qv(r, d, e) * gm * x;
+      if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * gm * x;
     });
   }
   cp_async_wait<1>();
@@ -864,14 +871,18 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTK][4];
     frag_zero(acc);
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, Tb, kCP, dWb, KP, m0, nK, kTriP3 ? m0 : 0, kChunk);
-    float rs0 = 0.f, rs1 = 0.f;
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
-      dk[0][j][e] += co * gm * x;
-      add_db(j, e, kk * gm * x, rs0, rs1);
-      dG[0][j][e] += co * kk * gm * x;
-    });
-    flush_db(rs0, rs1);
+    if constexpr (kFac) {
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { db[0][j][e] += Gam(r, d, e) * acc[0][j][e]; });
+    } else {
+      float rs0 = 0.f, rs1 = 0.f;
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
+        dk[0][j][e] += co * gm * x;
+        add_db(j, e, kk * gm * x, rs0, rs1);
+        dG[0][j][e] += co * kk * gm * x;
+      });
+      flush_db(rs0, rs1);
+    }
     if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
   }
   float dA[1][NTC][4];
@@ -1022,29 +1033,41 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
                                                                   kBlock * (I + 1));
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc2, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
       // Both rescaled by the same e^{G_i − G_ref(I)}: one exponential for the two (8k a CTA fewer).
-      float rs0 = 0.f, rs1 = 0.f;
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float f = row_scale(r, d, e);
-        const float v = acc[0][j][e] * f, w = acc2[0][j][e] * f;
-        const float co = bco(r, d, e), kk = kv(r, d, e);
-        dk[0][j][e] += co * v;
-        add_db(j, e, kk * v, rs0, rs1);
-        dq[0][j][e] += w;
-        dG[0][j][e] += co * kk * v + qv(r, d, e) * w;
-      });
-      flush_db(rs0, rs1);
+      if constexpr (kFac) {
+        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+          const float f = row_scale(r, d, e);
+          db[0][j][e] += acc[0][j][e] * f;
+          dq[0][j][e] += acc2[0][j][e] * f;
+        });
+      } else {
+        float rs0 = 0.f, rs1 = 0.f;
+        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+          const float f = row_scale(r, d, e);
+          const float v = acc[0][j][e] * f, w = acc2[0][j][e] * f;
+          const float co = bco(r, d, e), kk = kv(r, d, e);
+          dk[0][j][e] += co * v;
+          add_db(j, e, kk * v, rs0, rs1);
+          dq[0][j][e] += w;
+          dG[0][j][e] += co * kk * v + qv(r, d, e) * w;
+        });
+        flush_db(rs0, rs1);
+      }
     } else {
       frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
-      float rs0 = 0.f, rs1 = 0.f;
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e] * row_scale(r, d, e);
-        const float co = bco(r, d, e), kk = kv(r, d, e);
-        dk[0][j][e] += co * x;
-        add_db(j, e, kk * x, rs0, rs1);
-        dG[0][j][e] += co * kk * x;
-      });
-      flush_db(rs0, rs1);
+      if constexpr (kFac) {
+        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { db[0][j][e] += acc[0][j][e] * row_scale(r, d, e); });
+      } else {
+        float rs0 = 0.f, rs1 = 0.f;
+        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+          const float x = acc[0][j][e] * row_scale(r, d, e);
+          const float co = bco(r, d, e), kk = kv(r, d, e);
+          dk[0][j][e] += co * x;
+          add_db(j, e, kk * x, rs0, rs1);
+          dG[0][j][e] += co * kk * x;
+        });
+        flush_db(rs0, rs1);
+      }
       // D^r_P (∂q) with KC in two bf16 terms: with one, its rounding is the largest error in ∂q
       // (twin: KDA dq 3.7e-3 -> 3.3e-3 at T = 64, FLA 3.0e-3).
       frag_zero(acc);
@@ -1053,7 +1076,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
         const float x = acc[0][j][e] * row_scale(r, d, e);
         dq[0][j][e] += x;
-        dG[0][j][e] += qv(r, d, e) * x;
+        if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * x;
       });
     }
     // Column contractions: block J of output rows j uses rows i >= 16 J of
@@ -1076,7 +1099,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
       dk[0][j][e] += x;
-      dG[0][j][e] -= kv(r, d, e) * x;
+      if constexpr (!kFac) dG[0][j][e] -= kv(r, d, e) * x;
     });
   }
 
@@ -1088,7 +1111,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 4);
   if constexpr (!kEarlyE) load_E();
   if constexpr (!kEarlyDH) load_dH();
-  if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
+  if constexpr (kFac) {  // the factored sums to ∂G (stored), ∂k and ∂b (GDN2) or ∂β's rows (KDA)
+    float rs0 = 0.f, rs1 = 0.f;
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float co = bco(r, d, e), kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
+      Gd[r * GL + d] = qv(r, d, e) * dq[0][j][e] + kk * (co * x - y);
+      dk[0][j][e] = co * x + y;
+      if constexpr (VAR == kGDN2) db[0][j][e] = kk * x;
+      else (e < 2 ? rs0 : rs1) += kk * x;
+    });
+    flush_db(rs0, rs1);
+  } else if constexpr (VTr::vec_gate) {
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
+  }
   tiles_landed<kSW2>();
   {
     float acc[1][NTK][4];

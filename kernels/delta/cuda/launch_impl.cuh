@@ -390,6 +390,12 @@ void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   auto with = [&](auto exp) {
     dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(exp)::value>(p, s, beside); });
   };
+  if constexpr (VT<VAR>::vec_gate) {  // EXP 5-8: the factored accumulators (grad_chunk_kernel's kFac)
+    if (experiment("facwg2", VAR)) return with(std::integral_constant<int, 8>{});  // and EXP 3's wgmma
+    if (experiment("facwg1", VAR)) return with(std::integral_constant<int, 7>{});  // and EXP 2's
+    if (experiment("facpf", VAR)) return with(std::integral_constant<int, 6>{});   // and every prefetch
+    if (experiment("factor", VAR)) return with(std::integral_constant<int, 5>{});
+  }
   if (experiment("wgp2", VAR)) return with(std::integral_constant<int, 3>{});
   if (experiment("wgp1", VAR)) return with(std::integral_constant<int, 2>{});
   with(std::integral_constant<int, kGradWg<VAR>>{});

@@ -437,7 +437,7 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
 // kGradSw: the level of grad_chunk's EXP.
 template <int EXP>
-inline constexpr int kGradSw = EXP == 3 || EXP == 8 ? 2 : EXP == 2 || EXP == 7 ? 1 : 0;
+inline constexpr int kGradSw = EXP == 3 || EXP == 8 || EXP == 9 ? 2 : EXP == 2 || EXP == 7 ? 1 : 0;
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
   // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's.
@@ -534,7 +534,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // row terms, db: X, the co-scaled terms, dk: the column terms) and phase 5 forms ∂G = q ⊙ dq +
   // k ⊙ (co ⊙ X − dk), ∂k = co ⊙ X + dk, ∂b = k ⊙ X once: the epilogues of phases 1, 3 and 4 read
   // no q, k or co and reduce no ∂β rows, and GDN2 holds three accumulators across phases 1-4, not four.
-  constexpr bool kFac = VTr::vec_gate && EXP >= 5;
+  // GDN's ReWY kernel factors the same way (EXP 9: EXP 3's warpgroups and this); its baseline sends
+  // ∂A's terms to ∂g through the key Gram instead, so not there.
+  constexpr bool kFac = EXP >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -936,20 +938,24 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTK][4];
     // R3 row half of ∂A: Γˢ ⊙ ∂A times K, into dk, ∂β and (GDN) dG.
     auto dA_rows = [&](float (&x)[1][NTK][4]) {
-      float rs0 = 0.f, rs1 = 0.f;
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float v = x[0][j][e];
-        dk[0][j][e] += betas[r] * v;
-        add_db(j, e, kv(r, d, e) * v, rs0, rs1);
-        if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d, e) * v;
-      });
-      flush_db(rs0, rs1);
+      if constexpr (kFac) {
+        tile_for<NTK>(m0, nK, [&](int j, int e, int, int) { db[0][j][e] += x[0][j][e]; });
+      } else {
+        float rs0 = 0.f, rs1 = 0.f;
+        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+          const float v = x[0][j][e];
+          dk[0][j][e] += betas[r] * v;
+          add_db(j, e, kv(r, d, e) * v, rs0, rs1);
+          if constexpr (kGateViaKeys) dG[0][j][e] += betas[r] * kv(r, d, e) * v;
+        });
+        flush_db(rs0, rs1);
+      }
     };
     // ∂P row: Γˢ ⊙ ∂P times K, into dq and dG.
     auto dP_rows = [&](float (&x)[1][NTK][4]) {
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
         dq[0][j][e] += x[0][j][e];
-        dG[0][j][e] += qv(r, d, e) * x[0][j][e];
+        if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * x[0][j][e];
       });
     };
     // DeltaNet: the two row products against K in one k-loop, K's fragments loaded once for both
@@ -974,7 +980,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, bK, KP, m0, nK, kTri ? m0 : 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
-      if constexpr (kGateViaKeys) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
+      if constexpr (kGateViaKeys && !kFac) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     if constexpr (!kRowPair) {
       frag_zero(acc);
@@ -985,7 +991,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, qs, KP, m0, nK, kTri ? m0 : 0, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       dk[0][j][e] += acc[0][j][e];
-      dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
+      if constexpr (!kFac) dG[0][j][e] -= kv(r, d, e) * acc[0][j][e];
     });
     if constexpr (kGram) {  // B5: Σ_j (M ⊙ A⁰)_ij − Σ_j (M ⊙ A⁰)_ji with A⁰ = β_i k_i·k_j
       float s[1][NTC][4];
@@ -1111,7 +1117,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 4);
   if constexpr (!kEarlyE) load_E();
   if constexpr (!kEarlyDH) load_dH();
-  if constexpr (kFac) {  // the factored sums to ∂G (stored), ∂k and ∂b (GDN2) or ∂β's rows (KDA)
+  if constexpr (kFac && VTr::scalar_gate) {  // the factored sums to ∂G's and ∂β's rows and ∂k
+    float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float co = betas[r], kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
+      (e < 2 ? g0 : g1) += qv(r, d, e) * dq[0][j][e] + kk * (co * x - y);
+      dk[0][j][e] = co * x + y;
+      (e < 2 ? rs0 : rs1) += kk * x;
+    });
+    row_pair_add(rs0, rs1, m0, rowacc);
+    row_pair_add(g0, g1, m0, rowg);
+  } else if constexpr (kFac) {  // the factored sums to ∂G (stored), ∂k and ∂b (GDN2) or ∂β's rows (KDA)
     float rs0 = 0.f, rs1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float co = bco(r, d, e), kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
@@ -1150,7 +1166,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   frag_store_bf16(dq, qs, KP, m0, nK);
   frag_store_bf16(dk, ks, KP, m0, nK);
   if constexpr (VAR == kGDN2) frag_store_bf16(db, dbs, KP, m0, nK);
-  if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(dG, m0, rowg);
+  if constexpr (VTr::scalar_gate && !kFac) row_reduce_add<NTK>(dG, m0, rowg);
   __syncthreads();  // row and column atomics have landed; dq, dk (db) are staged
   store_tile_rows<kChunk, K, NT>(p.dq + baseK, strideK, qs, KP, len);
   store_tile_rows<kChunk, K, NT>(p.dk + baseK, strideK, ks, KP, len);

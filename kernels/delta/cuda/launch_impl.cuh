@@ -396,6 +396,8 @@ void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
     if (experiment("facpf", VAR)) return with(std::integral_constant<int, 6>{});   // and every prefetch
     if (experiment("factor", VAR)) return with(std::integral_constant<int, 5>{});
   }
+  if constexpr (VAR == kGDN)  // EXP 9: EXP 3 with the ReWY kernel's factored accumulators
+    if (experiment("factor", VAR)) return with(std::integral_constant<int, 9>{});
   if (experiment("wgp2", VAR)) return with(std::integral_constant<int, 3>{});
   if (experiment("wgp1", VAR)) return with(std::integral_constant<int, 2>{});
   with(std::integral_constant<int, kGradWg<VAR>>{});

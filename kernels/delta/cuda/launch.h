@@ -16,7 +16,8 @@ namespace rewy::delta::cuda_impl {
 // holds, at every shape and warp count (the GPU tests then cover what would become the default).
 // Now: wgp1 and wgp2 (grad_chunk_kernel's EXP 2 and 3, products on warpgroups, for every variant
 // or, as wgp2:kda, for one; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg);
-// lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates).
+// lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); factor, facpf,
+// facwg1, facwg2 (grad_chunk's factored accumulators, EXP 5-8 for KDA/GDN2, 9 for GDN: kFac).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");

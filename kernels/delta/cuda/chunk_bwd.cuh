@@ -437,7 +437,7 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
 // kGradSw: the level of grad_chunk's EXP.
 template <int EXP>
-inline constexpr int kGradSw = EXP == 3 || EXP == 8 || EXP == 9 ? 2 : EXP == 2 || EXP == 7 ? 1 : 0;
+inline constexpr int kGradSw = EXP == 3 || EXP == 8 || EXP == 9 ? 2 : EXP == 2 ? 1 : 0;
 template <int VAR, int K, int V, int SW = 0>
 struct GradLayout {
   // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's.
@@ -486,8 +486,11 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan", "p4 packs"};
 
-// EXP: products on warpgroups, 2 (phase 1's) or 3 (also phase 2's ∂W and phase 5's ∂K̄): DeltaNet's
-// and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg; REWY_EXPERIMENTS wgp1, wgp2).
+// EXP: products on warpgroups, 2 (phase 1's; no launcher since the twenty-sixth session) or 3 (also
+// phase 2's ∂W and phase 5's ∂K̄): DeltaNet's and GDN's default 3, KDA's and GDN2's 0
+// (launch_impl.cuh, kGradWg); 5, 8 (channel gates: 0 or 3 with the factored accumulators, kFac), 6
+// (5 with warp_mma's fragment prefetch in every phase) and 9 (GDN: 3 with them), the experiments of
+// launch_impl.cuh's launch_grad.
 // (Phase 5's alone, EXP 4 measured on 2026-12-02: KDA's kernel lost 6.7%, its untouched
 // phases slower at the register cap; removed.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
@@ -498,7 +501,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
-  constexpr bool kPrefetch = !VTr::vec_gate || EXP == 6;
+  constexpr bool kPrefetch = !VTr::vec_gate || EXP == 6;  // EXP 6: the factored accumulators' room
   // Products with 𝒯 (triangular) or into strictly lower ∂A skip the zero or masked blocks: KDA's
   // kernel 1.025-1.03x, DeltaNet's 1.014-1.025x; GDN2's (it spills) lost 0.8-1.4% with every
   // product at once, so only phases 2 and 3 there (below) (H200, 2026-12-01).
@@ -528,14 +531,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // prefetch (1015.3 -> 989.6 us, 1.026x; spill 20 -> 4 bytes), its ReWY kernel not (930.7 ->
   // 948.2 us) (H200, 2026-12-01, docs/measurements/2026-12-01-s17/).
   constexpr bool kPrefetchP2 = kPrefetch || (VAR == kGDN2 && REWY);
-  // EXP 5 (channel gates; experiment `factor`): factored accumulators. Every term of ∂G is q ⊙ (a
-  // term of ∂q), k ⊙ co ⊙ (a term that ∂k takes as co ⊙ x, co the erase coefficient, and ∂b as
-  // k ⊙ x) or −k ⊙ (a column term of ∂k), so phases 1-4 accumulate those three sums alone (dq: ∂q's
-  // row terms, db: X, the co-scaled terms, dk: the column terms) and phase 5 forms ∂G = q ⊙ dq +
-  // k ⊙ (co ⊙ X − dk), ∂k = co ⊙ X + dk, ∂b = k ⊙ X once: the epilogues of phases 1, 3 and 4 read
-  // no q, k or co and reduce no ∂β rows, and GDN2 holds three accumulators across phases 1-4, not four.
-  // GDN's ReWY kernel factors the same way (EXP 9: EXP 3's warpgroups and this); its baseline sends
-  // ∂A's terms to ∂g through the key Gram instead, so not there.
+  // EXP 5, 6 and 8 (channel gates; experiments `factor`, `facpf`, `facwg2`): factored accumulators.
+  // Every term of ∂G is q ⊙ (a term of ∂q), k ⊙ co ⊙ (a term that ∂k takes as co ⊙ x, co the erase
+  // coefficient, and ∂b as k ⊙ x) or −k ⊙ (a column term of ∂k), so phases 1-4 accumulate those
+  // three sums alone (dq: ∂q's row terms, db: X, the co-scaled terms, dk: the column terms) and
+  // phase 5 forms ∂G = q ⊙ dq + k ⊙ (co ⊙ X − dk), ∂k = co ⊙ X + dk, ∂b = k ⊙ X once: the epilogues
+  // of phases 1, 3 and 4 read no q, k or co and reduce no ∂β rows, and GDN2 holds three
+  // accumulators across phases 1-4, not four. GDN's ReWY kernel factors the same way (EXP 9: EXP
+  // 3's warpgroups and this); its baseline sends ∂A's terms to ∂g through the key Gram instead, so
+  // not there.
   constexpr bool kFac = EXP >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where

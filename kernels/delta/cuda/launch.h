@@ -13,11 +13,10 @@ namespace rewy::delta::cuda_impl {
 // REWY_EXPERIMENTS=name[,name]: switches for experimental kernel variants, off by default, so that
 // one build times them against the default kernels in one call (scripts/device-experiments.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
-// holds, at every shape and warp count (the GPU tests then cover what would become the default).
-// Now: wgp1 and wgp2 (grad_chunk_kernel's EXP 2 and 3, products on warpgroups, for every variant
-// or, as wgp2:kda, for one; EXP 3 is DeltaNet's and GDN's default: launch_impl.cuh, kGradWg);
-// lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); factor, facpf,
-// facwg1, facwg2 (grad_chunk's factored accumulators, EXP 5-8 for KDA/GDN2, 9 for GDN: kFac).
+// holds, at every shape (and warp count, but grad_chunk's at 16 warps only), so the GPU tests cover
+// what would become the default.
+// Now: factor, facwg2, facpf (grad_chunk's factored accumulators, launch_impl.cuh's launch_grad); lateg
+// (KDA's wy_prep_split without its default early gates: kPrepEarlyGates).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -32,7 +31,7 @@ inline const char* variant_name(int variant) {
   return names[variant];
 }
 
-// experiment(name) for every variant, or name:variant (e.g. wgp2:kda) for one: a candidate default
+// experiment(name) for every variant, or name:variant (e.g. factor:kda) for one: a candidate default
 // for one variant timed in the FLA table of the same call (REWY_EXPERIMENTS set for bench_delta).
 inline bool experiment(const char* name, int variant) {
   return experiment(name) || experiment((std::string(name) + ":" + variant_name(variant)).c_str());

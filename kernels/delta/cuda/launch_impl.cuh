@@ -380,27 +380,28 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
-// REWY_EXPERIMENTS=wgp1 or wgp2 gives every variant (wgp1:kda and the like one variant) EXP 2 or 3.
-// (EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase 5 6447 -> 5538 cycles,
-// but its phases 1 and 4, unchanged, slower at the register cap; kernel 828.7 -> 884.4 us, backward
-// 0.961x, every variant 0.96-0.98x (H200, 2026-12-02, docs/measurements/2026-12-02-s25/call1-wgp5/):
-// removed.)
+// Experiments (16 warps only: every instantiation lengthens the variant's translation unit, the
+// build's critical path) give KDA/GDN2 the factored accumulators (`factor`: EXP 5; `facwg2`: with
+// EXP 3's warpgroups, EXP 8; `facpf`: with the fragment prefetch in every phase, EXP 6) and GDN's
+// ReWY kernel them with its EXP 3 (`factor`: EXP 9), or, as factor:kda and the like, one variant.
+// (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
+// the twenty-sixth session. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
+// 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
+// 828.7 -> 884.4 us, backward 0.961x, every variant 0.96-0.98x (H200, 2026-12-02,
+// docs/measurements/2026-12-02-s25/call1-wgp5/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  auto with = [&](auto exp) {
-    dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, decltype(exp)::value>(p, s, beside); });
-  };
-  if constexpr (VT<VAR>::vec_gate) {  // EXP 5-8: the factored accumulators (grad_chunk_kernel's kFac)
-    if (experiment("facwg2", VAR)) return with(std::integral_constant<int, 8>{});  // and EXP 3's wgmma
-    if (experiment("facwg1", VAR)) return with(std::integral_constant<int, 7>{});  // and EXP 2's
-    if (experiment("facpf", VAR)) return with(std::integral_constant<int, 6>{});   // and every prefetch
-    if (experiment("factor", VAR)) return with(std::integral_constant<int, 5>{});
+  auto experimental = [&](auto exp) { launch_grad_threads<VAR, K, V, REWY, 512, decltype(exp)::value>(p, s, beside); };
+  if (warps == 16) {
+    if constexpr (VT<VAR>::vec_gate) {
+      if (experiment("facwg2", VAR)) return experimental(std::integral_constant<int, 8>{});
+      if (experiment("facpf", VAR)) return experimental(std::integral_constant<int, 6>{});
+      if (experiment("factor", VAR)) return experimental(std::integral_constant<int, 5>{});
+    }
+    if constexpr (VAR == kGDN)
+      if (experiment("factor", VAR)) return experimental(std::integral_constant<int, 9>{});
   }
-  if constexpr (VAR == kGDN)  // EXP 9: EXP 3 with the ReWY kernel's factored accumulators
-    if (experiment("factor", VAR)) return with(std::integral_constant<int, 9>{});
-  if (experiment("wgp2", VAR)) return with(std::integral_constant<int, 3>{});
-  if (experiment("wgp1", VAR)) return with(std::integral_constant<int, 2>{});
-  with(std::integral_constant<int, kGradWg<VAR>>{});
+  dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 
 // Runtime (K, V, BV) to template arguments; BV is capped at V (a slice wider than V is all of V).

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# One device call that decides experiments and tables the winners (about 560 s on a fresh machine
+# with three sets; carry .fla and .triton-pack): build gpu_test_delta, bench_delta, delta_accuracy
+# and rewy; whole ops of VARIANTS with the defaults (Recompute, both backwards, OPS_SHAPES); then
+# per experiment set: the GPU tests of VARIANTS and the channel-gate cases, memcheck and racecheck on
+# the small case (sets in NOSAN skip them), whole ops against the defaults (bench/compare_ours.py:
+# above 1 the set is faster). Each variant takes the set with its best Recompute ReWY backward
+# geomean above 1.005 (tests and sanitizers clean), scoped as set:variant, and the FLA table
+# (scripts/bench-vs-fla.sh) runs with that REWY_EXPERIMENTS; phases at shape 0 if time is left.
+# Leaves in $OUT one all.tar.gz (the device returns at most 8 files).
+#
+#   device:  SETS='factor facwg2 facpf' NOSAN=facpf LIMIT_S=555 bash scripts/device-decide.sh
+#
+# Environment: SETS (required: REWY_EXPERIMENTS names, one per set), VARIANTS (default
+# gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the sanitizers), LIMIT_S (the
+# call's limit: the table starts only with at least 140 s left; default 555), BUILD_S (default 280).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+source scripts/common.sh
+out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
+[ -n "${SETS:-}" ] || { echo "device-decide: set SETS (experiment names, e.g. 'factor facwg2')"; exit 2; }
+variants=${VARIANTS:-gdn,kda,gdn2}
+export NCCL_NVLS_ENABLE=0
+{ rewy_configure build-gpu -DREWY_CUDA=ON >/dev/null &&
+  timeout "${BUILD_S:-280}" bash -c 'source scripts/common.sh; rewy_build build-gpu gpu_test_delta bench_delta delta_accuracy rewy'; } >"$out/build.log" 2>&1
+rc=$?; echo "device-decide: build exit $rc at $((SECONDS - t0)) s"
+[ $rc -eq 0 ] || { tail -5 "$out/build.log"; exit $rc; }
+b=build-gpu/bench/bench_delta
+export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute OPS_BACKWARD=rewy,baseline
+rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
+declare -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2) best=() pick=()
+ops_tests=""
+for v in ${variants//,/ }; do ops_tests+="GpuDelta.${test_of[$v]}:"; best[$v]=1.005; done
+for e in $SETS; do
+  REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta \
+    --gtest_filter="${ops_tests}GpuDelta.ChannelGatesRealisticAndOutOfRange:GpuDelta.MisalignedInputViews" >"$out/tests_$e.log" 2>&1
+  rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_$e.log" | head -20; continue; }
+  ! grep -q "^\[  SKIPPED \]" "$out/tests_$e.log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
+  san=0
+  if [[ " ${NOSAN:-} " != *" $e "* ]]; then
+    for tool in memcheck racecheck; do
+      REWY_EXPERIMENTS=$e REWY_GPU_TEST_SMALL=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
+        build-gpu/tests/gpu_test_delta --gtest_filter="${ops_tests%:}" >"$out/san_$tool.log" 2>&1
+      st=$?; [ $st -eq 0 ] || san=1
+      echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)"
+    done
+  fi
+  [ $san -eq 0 ] || { grep -hE "Error|Race" "$out"/san_*.log | head -10; continue; }
+  rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
+  python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv" | tee "$out/cmp_$e.txt"
+  echo "   baseline backward:"
+  python3 bench/compare_ours.py --algo baseline "$out/ops_default.csv" "$out/ops_$e.csv" | grep bwd
+  for v in ${variants//,/ }; do
+    g=$(awk -v v=$v '$1 == v && $2 == "recompute" && $3 == "bwd" {print $4}' "$out/cmp_$e.txt")
+    [ -n "$g" ] && awk "BEGIN{exit !($g > ${best[$v]})}" && { best[$v]=$g; pick[$v]=$e; }
+  done
+done
+exps=""
+for v in ${variants//,/ }; do [ -n "${pick[$v]:-}" ] && exps+="${exps:+,}${pick[$v]}:$v"; done
+echo "device-decide: chosen REWY_EXPERIMENTS='$exps' at $((SECONDS - t0)) s"
+left=$((${LIMIT_S:-555} - (SECONDS - t0)))
+if [ $left -ge 140 ]; then
+  mkdir -p "$out/table"
+  REWY_EXPERIMENTS="$exps" BUILD=build-gpu ACCURACY=0 SAMPLES=10 FLA_TIMEOUT=$((left - 20)) OUT="$out/table" \
+    timeout "$left" bash scripts/bench-vs-fla.sh >"$out/table/bench.log" 2>&1 || true
+  echo "device-decide: table at $((SECONDS - t0)) s"
+  grep -E '^==|geomean|min ' "$out/table/side_by_side.txt" 2>/dev/null || tail -20 "$out/table/bench.log"
+  rm -f "$out/table/bench.log" "$out/table/fla_session.log" "$out/table/acc.txt"
+else
+  echo "device-decide: no table ($left s left)"
+fi
+left=$((${LIMIT_S:-555} - (SECONDS - t0)))
+if [ $left -ge 25 ] && [ -n "$exps" ]; then
+  REWY_EXPERIMENTS="$exps" REWY_KERNEL_TIMING=2 timeout $((left - 5)) $b --ops "$variants" --shapes 0 --policies recompute \
+    --gates bench --backward rewy --samples 3 >"$out/phases_chosen.txt" 2>&1
+  grep -hE "grad_chunk.*(us/call|cycles)" "$out/phases_chosen.txt" | cut -c1-250
+fi
+echo "device-decide: done at $((SECONDS - t0)) s"
+rm -f "$out"/san_*.log
+(cd "$out" && tar -czf /tmp/decide.tar.gz . && find . -mindepth 1 -delete && mv /tmp/decide.tar.gz all.tar.gz)

@@ -9,11 +9,13 @@
 # (scripts/bench-vs-fla.sh) runs with that REWY_EXPERIMENTS; phases at shape 0 if time is left.
 # Leaves in $OUT one all.tar.gz (the device returns at most 8 files).
 #
-#   device:  SETS='factor facwg2 facpf' NOSAN=facpf LIMIT_S=555 bash scripts/device-decide.sh
+#   device:  SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2' NOSAN=facpf LIMIT_S=555 bash scripts/device-decide.sh
 #
-# Environment: SETS (required: REWY_EXPERIMENTS names, one per set), VARIANTS (default
-# gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the sanitizers), LIMIT_S (the
-# call's limit: the table starts only with at least 140 s left; default 555), BUILD_S (default 280).
+# Environment: SETS (required: REWY_EXPERIMENTS names, one per set; name@v1,v2 lets the set win
+# only for those variants: it changes no other's kernels, where noise alone could pick it),
+# VARIANTS (default gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the
+# sanitizers), LIMIT_S (the call's limit: the table starts only with at least 140 s left; default
+# 555), BUILD_S (default 280).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -31,7 +33,10 @@ rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops
 declare -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2) best=() pick=()
 ops_tests=""
 for v in ${variants//,/ }; do ops_tests+="GpuDelta.${test_of[$v]}:"; best[$v]=1.005; done
-for e in $SETS; do
+for item in $SETS; do
+  e=${item%%@*}
+  wins=$variants
+  [[ $item == *@* ]] && wins=${item#*@}
   REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta \
     --gtest_filter="${ops_tests}GpuDelta.ChannelGatesRealisticAndOutOfRange:GpuDelta.MisalignedInputViews" >"$out/tests_$e.log" 2>&1
   rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
@@ -51,7 +56,7 @@ for e in $SETS; do
   python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv" | tee "$out/cmp_$e.txt"
   echo "   baseline backward:"
   python3 bench/compare_ours.py --algo baseline "$out/ops_default.csv" "$out/ops_$e.csv" | grep bwd
-  for v in ${variants//,/ }; do
+  for v in ${wins//,/ }; do
     g=$(awk -v v=$v '$1 == v && $2 == "recompute" && $3 == "bwd" {print $4}' "$out/cmp_$e.txt")
     [ -n "$g" ] && awk "BEGIN{exit !($g > ${best[$v]})}" && { best[$v]=$g; pick[$v]=$e; }
   done

@@ -2,12 +2,13 @@
 # One device call that decides experiments and tables the winners (about 560 s on a fresh machine
 # with three sets; carry .fla and .triton-pack): build gpu_test_delta, bench_delta, delta_accuracy
 # and rewy; whole ops of VARIANTS with the defaults (Recompute, both backwards, OPS_SHAPES); then
-# per experiment set: the GPU tests of VARIANTS and the channel-gate cases, memcheck and racecheck on
-# the small case (sets in NOSAN skip them), whole ops against the defaults (bench/compare_ours.py:
-# above 1 the set is faster). Each variant takes the set with its best Recompute ReWY backward
-# geomean above 1.005 (tests and sanitizers clean), scoped as set:variant, and the FLA table
-# (scripts/bench-vs-fla.sh) runs with that REWY_EXPERIMENTS; phases at shape 0 if time is left.
-# Leaves in $OUT one all.tar.gz (the device returns at most 8 files).
+# per experiment set: the GPU tests of VARIANTS and the channel-gate cases, memcheck and racecheck
+# on the small case (sets in NOSAN skip them), whole ops against the defaults
+# (bench/compare_ours.py: above 1 the set is faster). Each variant takes the set with its best
+# Recompute ReWY backward geomean above 1.005 (tests and sanitizers clean; bench/pick_sets.py),
+# scoped as set:variant, and the FLA table (scripts/bench-vs-fla.sh) runs with that
+# REWY_EXPERIMENTS; phases at shape 0 if time is left. Leaves in $OUT one all.tar.gz (the device
+# returns at most 8 files).
 #
 #   device:  SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2' NOSAN=facpf LIMIT_S=555 bash scripts/device-decide.sh
 #
@@ -30,13 +31,14 @@ rc=$?; echo "device-decide: build exit $rc at $((SECONDS - t0)) s"
 b=build-gpu/bench/bench_delta
 export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute OPS_BACKWARD=rewy,baseline
 rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
-declare -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2) best=() pick=()
+declare -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2)
 ops_tests=""
-for v in ${variants//,/ }; do ops_tests+="GpuDelta.${test_of[$v]}:"; best[$v]=1.005; done
+for v in ${variants//,/ }; do ops_tests+="GpuDelta.${test_of[$v]}:"; done
+candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_sets.py
 for item in $SETS; do
   e=${item%%@*}
-  wins=$variants
-  [[ $item == *@* ]] && wins=${item#*@}
+  only=""
+  [[ $item == *@* ]] && only=@${item#*@}
   REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta \
     --gtest_filter="${ops_tests}GpuDelta.ChannelGatesRealisticAndOutOfRange:GpuDelta.MisalignedInputViews" >"$out/tests_$e.log" 2>&1
   rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
@@ -53,16 +55,15 @@ for item in $SETS; do
   fi
   [ $san -eq 0 ] || { grep -hE "Error|Race" "$out"/san_*.log | head -10; continue; }
   rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
-  python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv" | tee "$out/cmp_$e.txt"
+  python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv"
   echo "   baseline backward:"
   python3 bench/compare_ours.py --algo baseline "$out/ops_default.csv" "$out/ops_$e.csv" | grep bwd
-  for v in ${wins//,/ }; do
-    g=$(awk -v v=$v '$1 == v && $2 == "recompute" && $3 == "bwd" {print $4}' "$out/cmp_$e.txt")
-    [ -n "$g" ] && awk "BEGIN{exit !($g > ${best[$v]})}" && { best[$v]=$g; pick[$v]=$e; }
-  done
+  candidates+=("$e=$out/ops_$e.csv$only")
 done
-exps=""
-for v in ${variants//,/ }; do [ -n "${pick[$v]:-}" ] && exps+="${exps:+,}${pick[$v]}:$v"; done
+python3 bench/pick_sets.py "$out/ops_default.csv" "${candidates[@]}" --variants "$variants" >"$out/pick.txt" ||
+  { cat "$out/pick.txt"; exit 1; }
+cat "$out/pick.txt"
+exps=$(tail -n 1 "$out/pick.txt")
 echo "device-decide: chosen REWY_EXPERIMENTS='$exps' at $((SECONDS - t0)) s"
 left=$((${LIMIT_S:-555} - (SECONDS - t0)))
 if [ $left -ge 140 ]; then

@@ -2,24 +2,16 @@
 """bench/compare_ours.py: old/new ratios per (op, policy, direction) over the shapes both files
 hold, the gates and backward algorithm filters, and clear errors for unusable files."""
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "compare_ours.py")
-HEADER = "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms\n"
-
-
-def write(d, name, rows):
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(HEADER + "".join(r + "\n" for r in rows))
-    return path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ours_csv import run_script, write_csv as write  # noqa: E402
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    return run_script("compare_ours.py", *args)
 
 
 class CompareOursTest(unittest.TestCase):

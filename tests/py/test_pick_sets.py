@@ -2,13 +2,12 @@
 """bench/pick_sets.py: each variant's fastest set above the floor, sets limited to named variants,
 the last line as REWY_EXPERIMENTS, and clear errors for malformed arguments."""
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "pick_sets.py")
-HEADER = "op,B,T,H,D,policy,gates,dir,algo,median_ms,min_ms\n"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ours_csv import run_script, write_csv  # noqa: E402
 
 
 def write(d, name, times):
@@ -18,14 +17,11 @@ def write(d, name, times):
         rows.append(f"{op},8,2048,16,128,recompute,bench,bwd,rewy,{a},{a}")
         rows.append(f"{op},1,16384,16,128,recompute,bench,bwd,rewy,{b},{b}")
         rows.append(f"{op},8,2048,16,128,save,bench,bwd,rewy,0.1,0.1")  # Save: not the criterion
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(HEADER + "".join(r + "\n" for r in rows))
-    return path
+    return write_csv(d, name, rows)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    return run_script("pick_sets.py", *args)
 
 
 class PickSetsTest(unittest.TestCase):

@@ -431,17 +431,15 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-// SW 1 (grad_chunk's EXP 2): H, ∂O and phase 1's E as 128-byte-swizzled tiles (S1, S4, S3 1024-byte
-// aligned from a base the kernel aligns), read by phase 1's warpgroup products and by phase 2's
-// warp products (mma.cuh's loaders take ld = −rows for a swizzled tile). SW 2 (EXP 3): also ∂E (S4
-// or its own slot) and phase 5's E and ∂H⁺ (S2), for phase 2's ∂W and phase 5's ∂K̄ on warpgroups.
-// kGradSw: the level of grad_chunk's EXP.
+// SW (grad_chunk's EXP 3, 8, 9): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
+// own slot 1024-byte aligned from a base the kernel aligns), read by the warpgroup products (phase
+// 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
+// ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
-inline constexpr int kGradSw = EXP == 3 || EXP == 8 || EXP == 9 ? 2 : EXP == 2 ? 1 : 0;
-template <int VAR, int K, int V, int SW = 0>
+inline constexpr bool kGradSw = EXP == 3 || EXP == 8 || EXP == 9;
+template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
-  // Which slots SW aligns: 1 S1, S3, S4; 2 also S2 and ∂E's.
-  static constexpr size_t align_sw(size_t x, int level = 1) { return SW >= level ? (x + 1023) / 1024 * 1024 : x; }
+  static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
@@ -465,7 +463,7 @@ struct GradLayout {
   static constexpr size_t S1 = align_sw(colacc + align16(K * 4));
   static constexpr size_t S1_bytes =
       cmax(cmax(state, tile_k + tile_v), cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0, align16(size_t(kChunk) * kGateLd<K> * 4)));
-  static constexpr size_t S2 = align_sw(S1 + S1_bytes, 2);
+  static constexpr size_t S2 = align_sw(S1 + S1_bytes);
   static constexpr size_t S2_bytes = cmax(cmax(state, cc_f32 + tile_c), cmax(tile_k, align16(size_t(kChunk) * kGateLd<K> * 4)));
   static constexpr size_t S3 = align_sw(S2 + S2_bytes);
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
@@ -473,7 +471,7 @@ struct GradLayout {
   static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
   // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
   static constexpr bool kOwnDE = !kVec;
-  static constexpr size_t dE = align_sw(S5 + tile_k, 2);
+  static constexpr size_t dE = align_sw(S5 + tile_k);
   static constexpr size_t total = dE + (kOwnDE ? tile_v : 0) + (SW ? 1024 : 0);  // SW: 1 KB to align the base
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
@@ -486,18 +484,16 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan", "p4 packs"};
 
-// EXP: products on warpgroups, 2 (phase 1's; no launcher since the twenty-sixth session) or 3 (also
-// phase 2's ∂W and phase 5's ∂K̄): DeltaNet's and GDN's default 3, KDA's and GDN2's 0
-// (launch_impl.cuh, kGradWg); 5, 8 (channel gates: 0 or 3 with the factored accumulators, kFac), 6
+// EXP: 3, products on warpgroups (phase 1's s ∂O Hᵀ and s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄):
+// DeltaNet's and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg); 5, 8 (channel gates: 0 or 3 with the factored accumulators, kFac), 6
 // (5 with warp_mma's fragment prefetch in every phase) and 9 (GDN: 3 with them), the experiments of
 // launch_impl.cuh's launch_grad.
-// (Phase 5's alone, EXP 4 measured on 2026-12-02: KDA's kernel lost 6.7%, its untouched
-// phases slower at the register cap; removed.)
+// (Phase 1's alone, EXP 2, and phase 5's alone, EXP 4, measured on 2026-12-02 and removed:
+// launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // kSW: phase 1's products on warpgroups (EXP 2, 3); kSW2: also phase 2's ∂W and phase 5's ∂K̄
-  // (EXP 3). GradLayout's SW level 1 or 2 aligns their slots.
-  constexpr bool kSW = kGradSw<EXP> >= 1, kSW2 = kGradSw<EXP> == 2;
+  // kSW: the products on warpgroups (EXP 3, 8, 9), their operands swizzled (GradLayout's SW).
+  constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
@@ -613,18 +609,18 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
   auto load_E = [&] {
-    if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
   };
   auto load_dH = [&] {
-    if constexpr (kSW2) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
+    if constexpr (kSW) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
     else load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K);
   };
   auto load_dE = [&] {
-    if constexpr (kSW2) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
   };
-  constexpr int kLdDE = kSW2 ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (−rows: swizzled)
+  constexpr int kLdDE = kSW ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (−rows: swizzled)
 
   // The tiles land in three cp.async groups in the order phase 1 reads them: q, ∂O, H (∂Q̂); E (∂P);
   // k, 𝒯, ∂H⁺. The first group lands hardly earlier than all of them (the prologue is bound by what
@@ -764,7 +760,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     for (int cc = 0; cc < kCols; cc += 8) {
       float hv[8], dhv[8];
       load8(hv, kSW ? Hb + wg::tile_offset<K>(d, c0 + cc) : Hb + d * VP + c0 + cc);
-      load8(dhv, kSW2 ? dHb + wg::tile_offset<K>(d, c0 + cc) : dHb + d * VP + c0 + cc);
+      load8(dhv, kSW ? dHb + wg::tile_offset<K>(d, c0 + cc) : dHb + d * VP + c0 + cc);
 #pragma unroll
       for (int e = 0; e < 8; ++e) s += hv[e] * dhv[e];
     }
@@ -793,14 +789,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
   }
-  tiles_landed<kSW2>();  // (∂E for phase 2's ∂W)
+  tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
   if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
     load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
     load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
   }
   {
     float acc[1][NTK][4];
-    if constexpr (kSW2) {
+    if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, dEs, Hb, nK);
     } else {
       frag_zero(acc);
@@ -1121,33 +1117,27 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 4);
   if constexpr (!kEarlyE) load_E();
   if constexpr (!kEarlyDH) load_dH();
-  if constexpr (kFac && VTr::scalar_gate) {  // the factored sums to ∂G's and ∂β's rows and ∂k
+  // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
+  if constexpr (kFac) {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float co = betas[r], kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
-      (e < 2 ? g0 : g1) += qv(r, d, e) * dq[0][j][e] + kk * (co * x - y);
-      dk[0][j][e] = co * x + y;
-      (e < 2 ? rs0 : rs1) += kk * x;
-    });
-    row_pair_add(rs0, rs1, m0, rowacc);
-    row_pair_add(g0, g1, m0, rowg);
-  } else if constexpr (kFac) {  // the factored sums to ∂G (stored), ∂k and ∂b (GDN2) or ∂β's rows (KDA)
-    float rs0 = 0.f, rs1 = 0.f;
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float co = bco(r, d, e), kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
-      Gd[r * GL + d] = qv(r, d, e) * dq[0][j][e] + kk * (co * x - y);
+      const float g = qv(r, d, e) * dq[0][j][e] + kk * (co * x - y);
+      if constexpr (VTr::vec_gate) Gd[r * GL + d] = g;
+      else (e < 2 ? g0 : g1) += g;
       dk[0][j][e] = co * x + y;
       if constexpr (VAR == kGDN2) db[0][j][e] = kk * x;
       else (e < 2 ? rs0 : rs1) += kk * x;
     });
     flush_db(rs0, rs1);
+    if constexpr (VTr::scalar_gate) row_pair_add(g0, g1, m0, rowg);
   } else if constexpr (VTr::vec_gate) {
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
   }
-  tiles_landed<kSW2>();
+  tiles_landed<kSW>();
   {
     float acc[1][NTK][4];
-    if constexpr (kSW2) {
+    if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);

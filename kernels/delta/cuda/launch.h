@@ -15,8 +15,8 @@ namespace rewy::delta::cuda_impl {
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape (and warp count, but grad_chunk's at 16 warps only), so the GPU tests cover
 // what would become the default.
-// Now: factor, facwg2, facpf (grad_chunk's factored accumulators, launch_impl.cuh's launch_grad); lateg
-// (KDA's wy_prep_split without its default early gates: kPrepEarlyGates).
+// Now: factor, facwg2, facpf (grad_chunk's factored accumulators, launch_impl.cuh's
+// launch_grad); lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");

@@ -385,7 +385,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // EXP 3's warpgroups, EXP 8; `facpf`: with the fragment prefetch in every phase, EXP 6) and GDN's
 // ReWY kernel them with its EXP 3 (`factor`: EXP 9), or, as factor:kda and the like, one variant.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
-// the twenty-sixth session. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
+// the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
 // 828.7 -> 884.4 us, backward 0.961x, every variant 0.96-0.98x (H200, 2026-12-02,
 // docs/measurements/2026-12-02-s25/call1-wgp5/): removed.)

@@ -59,3 +59,40 @@ rewy_ops_csv() {
     --policies "${OPS_POLICIES:-recompute}" --gates bench --samples 10 --backward "${OPS_BACKWARD:-rewy,baseline}" \
     "${extra[@]}" --csv "$csv" >/dev/null 2>&1
 }
+
+# rewy_fla_table OUT LEFT [VAR=VALUE...]: the FLA table (scripts/bench-vs-fla.sh on build-gpu, no
+# accuracy runs, 10 samples; FLA's phases limited to LEFT - 20 s unless a FLA_TIMEOUT word says
+# otherwise) into OUT within LEFT seconds, with the given environment; prints the table's summary
+# lines and keeps ours.csv, fla_anchor.csv and side_by_side.txt (the device returns few files).
+# Returns bench-vs-fla.sh's exit status.
+rewy_fla_table() {
+  local out=$1 left=$2
+  shift 2
+  env BUILD=build-gpu ACCURACY=0 SAMPLES=10 FLA_TIMEOUT=$((left - 20)) OUT="$out" "$@" \
+    timeout "$left" bash "$REWY_ROOT/scripts/bench-vs-fla.sh" >"$out/bench.log" 2>&1
+  local rc=$?
+  grep -E '^==|geomean|min ' "$out/side_by_side.txt" 2>/dev/null || tail -20 "$out/bench.log"
+  rm -f "$out/bench.log" "$out/fla_session.log" "$out/acc.txt"
+  return $rc
+}
+
+# rewy_device_build LOG LIMIT TARGETS...: configures build-gpu (CUDA) and builds TARGETS within
+# LIMIT seconds, the output into LOG (the device-*.sh calls' builds). Returns the build's status.
+rewy_device_build() {
+  local log=$1 limit=$2
+  shift 2
+  { rewy_configure build-gpu -DREWY_CUDA=ON >/dev/null &&
+    timeout "$limit" bash -c 'source "$0"; rewy_build build-gpu "$@"' "$REWY_ROOT/scripts/common.sh" "$@"; } >"$log" 2>&1
+}
+
+# rewy_gpu_test_filter VARIANTS [cases]: the gtest filter of those variants' GpuDelta tests
+# (comma-separated deltanet, gdn, kda, gdn2); with "cases", also the channel-gate and misaligned-view
+# cases that every variant's kernels meet.
+rewy_gpu_test_filter() {
+  local -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2)
+  local v tests=()
+  for v in ${1//,/ }; do tests+=("GpuDelta.${test_of[$v]}"); done
+  [ "${2:-}" = cases ] && tests+=(GpuDelta.ChannelGatesRealisticAndOutOfRange GpuDelta.MisalignedInputViews)
+  local IFS=:
+  echo "${tests[*]}"
+}

@@ -52,11 +52,8 @@ if [ $rc -eq 0 ] && [ "${TABLE:-1}" = 1 ]; then
   if [ $left -lt 120 ]; then
     echo "device-ab: $left s left: no FLA table"
   else
-    BUILD=build-gpu ACCURACY=0 SAMPLES=10 FLA_TIMEOUT=$((left < 300 ? left : 300)) OUT="$out" \
-      timeout "$left" bash scripts/bench-vs-fla.sh >"$out/bench.log" 2>&1
+    rewy_fla_table "$out" "$left" FLA_TIMEOUT=$((left < 300 ? left : 300))
     echo "device-ab: FLA table exit $? after $((SECONDS - t0)) s"
-    grep -E '^==|geomean|min ' "$out/side_by_side.txt" 2>/dev/null || tail -20 "$out/bench.log"
-    rm -f "$out/bench.log" "$out/fla_session.log" "$out/acc.txt"
   fi
 fi
 exit $rc

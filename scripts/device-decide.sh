@@ -24,23 +24,19 @@ out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
 [ -n "${SETS:-}" ] || { echo "device-decide: set SETS (experiment names, e.g. 'factor facwg2')"; exit 2; }
 variants=${VARIANTS:-gdn,kda,gdn2}
 export NCCL_NVLS_ENABLE=0
-{ rewy_configure build-gpu -DREWY_CUDA=ON >/dev/null &&
-  timeout "${BUILD_S:-280}" bash -c 'source scripts/common.sh; rewy_build build-gpu gpu_test_delta bench_delta delta_accuracy rewy'; } >"$out/build.log" 2>&1
+rewy_device_build "$out/build.log" "${BUILD_S:-280}" gpu_test_delta bench_delta delta_accuracy rewy
 rc=$?; echo "device-decide: build exit $rc at $((SECONDS - t0)) s"
 [ $rc -eq 0 ] || { tail -5 "$out/build.log"; exit $rc; }
 b=build-gpu/bench/bench_delta
 export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute OPS_BACKWARD=rewy,baseline
 rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
-declare -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2)
-ops_tests=""
-for v in ${variants//,/ }; do ops_tests+="GpuDelta.${test_of[$v]}:"; done
 candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_sets.py
 for item in $SETS; do
   e=${item%%@*}
   only=""
   [[ $item == *@* ]] && only=@${item#*@}
-  REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta \
-    --gtest_filter="${ops_tests}GpuDelta.ChannelGatesRealisticAndOutOfRange:GpuDelta.MisalignedInputViews" >"$out/tests_$e.log" 2>&1
+  REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$variants" cases)" \
+    >"$out/tests_$e.log" 2>&1
   rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
   [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_$e.log" | head -20; continue; }
   ! grep -q "^\[  SKIPPED \]" "$out/tests_$e.log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
@@ -48,7 +44,7 @@ for item in $SETS; do
   if [[ " ${NOSAN:-} " != *" $e "* ]]; then
     for tool in memcheck racecheck; do
       REWY_EXPERIMENTS=$e REWY_GPU_TEST_SMALL=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
-        build-gpu/tests/gpu_test_delta --gtest_filter="${ops_tests%:}" >"$out/san_$tool.log" 2>&1
+        build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$variants")" >"$out/san_$tool.log" 2>&1
       st=$?; [ $st -eq 0 ] || san=1
       echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)"
     done
@@ -68,11 +64,8 @@ echo "device-decide: chosen REWY_EXPERIMENTS='$exps' at $((SECONDS - t0)) s"
 left=$((${LIMIT_S:-555} - (SECONDS - t0)))
 if [ $left -ge 140 ]; then
   mkdir -p "$out/table"
-  REWY_EXPERIMENTS="$exps" BUILD=build-gpu ACCURACY=0 SAMPLES=10 FLA_TIMEOUT=$((left - 20)) OUT="$out/table" \
-    timeout "$left" bash scripts/bench-vs-fla.sh >"$out/table/bench.log" 2>&1 || true
-  echo "device-decide: table at $((SECONDS - t0)) s"
-  grep -E '^==|geomean|min ' "$out/table/side_by_side.txt" 2>/dev/null || tail -20 "$out/table/bench.log"
-  rm -f "$out/table/bench.log" "$out/table/fla_session.log" "$out/table/acc.txt"
+  rewy_fla_table "$out/table" "$left" REWY_EXPERIMENTS="$exps"
+  echo "device-decide: table exit $? at $((SECONDS - t0)) s"
 else
   echo "device-decide: no table ($left s left)"
 fi

@@ -22,17 +22,11 @@ t0=$SECONDS
 [ -n "${EXPERIMENT:-}" ] || { echo "device-quick: set EXPERIMENT (the REWY_EXPERIMENTS value to test)"; exit 2; }
 ops=${OPS:-kda}
 export NCCL_NVLS_ENABLE=0
-{ rewy_configure build-gpu -DREWY_CUDA=ON >/dev/null &&
-  timeout "${BUILD_S:-255}" bash -c 'source scripts/common.sh; rewy_build build-gpu gpu_test_delta bench_delta'; } >"$out/build.log" 2>&1
+rewy_device_build "$out/build.log" "${BUILD_S:-255}" gpu_test_delta bench_delta
 rc=$?
 echo "device-quick: build exit $rc at $((SECONDS - t0)) s"
 [ $rc -eq 0 ] || { tail -20 "$out/build.log"; exit $rc; }
-declare -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2)
-filter=${TESTS:-}
-if [ -z "$filter" ]; then
-  for op in ${ops//,/ }; do filter+="GpuDelta.${test_of[$op]}:"; done
-  filter+="GpuDelta.ChannelGatesRealisticAndOutOfRange:GpuDelta.MisalignedInputViews"
-fi
+filter=${TESTS:-$(rewy_gpu_test_filter "$ops" cases)}
 REWY_EXPERIMENTS=$EXPERIMENT timeout 120 build-gpu/tests/gpu_test_delta --gtest_filter="$filter" >"$out/tests.log" 2>&1
 rc=$?
 echo "device-quick: tests ($filter) with REWY_EXPERIMENTS=$EXPERIMENT exit $rc at $((SECONDS - t0)) s"

@@ -10,10 +10,11 @@
 # REWY_EXPERIMENTS; phases at shape 0 if time is left. Leaves in $OUT one all.tar.gz (the device
 # returns at most 8 files).
 #
-#   device:  SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2' NOSAN=facpf LIMIT_S=555 bash scripts/device-decide.sh
+#   device:  SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2 facpair@gdn2' NOSAN='facpf facpair' LIMIT_S=575 bash scripts/device-decide.sh
 #
 # Environment: SETS (required: REWY_EXPERIMENTS names, one per set; name@v1,v2 lets the set win
-# only for those variants: it changes no other's kernels, where noise alone could pick it),
+# only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
+# other's kernels, where noise alone could pick it),
 # VARIANTS (default gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the
 # sanitizers), LIMIT_S (the call's limit: the table starts only with at least 140 s left; default
 # 555), BUILD_S (default 280).
@@ -34,8 +35,9 @@ candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_set
 for item in $SETS; do
   e=${item%%@*}
   only=""
-  [[ $item == *@* ]] && only=@${item#*@}
-  REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$variants" cases)" \
+  sv=$variants  # the variants whose kernels the set changes: its tests, sanitizers and ops
+  [[ $item == *@* ]] && only=@${item#*@} && sv=${item#*@}
+  REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$sv" cases)" \
     >"$out/tests_$e.log" 2>&1
   rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
   [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_$e.log" | head -20; continue; }
@@ -44,13 +46,13 @@ for item in $SETS; do
   if [[ " ${NOSAN:-} " != *" $e "* ]]; then
     for tool in memcheck racecheck; do
       REWY_EXPERIMENTS=$e REWY_GPU_TEST_SMALL=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
-        build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$variants")" >"$out/san_$tool.log" 2>&1
+        build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$sv")" >"$out/san_$tool.log" 2>&1
       st=$?; [ $st -eq 0 ] || san=1
       echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)"
     done
   fi
   [ $san -eq 0 ] || { grep -hE "Error|Race" "$out"/san_*.log | head -10; continue; }
-  rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
+  OPS_VARIANTS=$sv rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
   python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv"
   echo "   baseline backward:"
   python3 bench/compare_ours.py --algo baseline "$out/ops_default.csv" "$out/ops_$e.csv" | grep bwd

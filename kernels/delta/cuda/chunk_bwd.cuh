@@ -486,7 +486,8 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 
 // EXP: 3, products on warpgroups (phase 1's s ∂O Hᵀ and s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄):
 // DeltaNet's and GDN's default 3, KDA's and GDN2's 0 (launch_impl.cuh, kGradWg); 5, 8 (channel gates: 0 or 3 with the factored accumulators, kFac), 6
-// (5 with warp_mma's fragment prefetch in every phase) and 9 (GDN: 3 with them), the experiments of
+// (5 with warp_mma's fragment prefetch in every phase), 7 (GDN2: 5 with KDA's paired phase-4 row
+// products) and 9 (GDN: 3 with them), the experiments of
 // launch_impl.cuh's launch_grad.
 // (Phase 1's alone, EXP 2, and phase 5's alone, EXP 4, measured on 2026-12-02 and removed:
 // launch_impl.cuh, launch_grad.)
@@ -1031,7 +1032,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // fragments loaded once for both, one exponential and one epilogue for the two: ReWY kernel
     // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
     // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
-    if constexpr (VAR == kKDA) {
+    // EXP 7 (GDN2, experiment `facpair`): the pairing with the factored accumulators' room.
+    if constexpr (VAR == kKDA || EXP == 7) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);

@@ -383,7 +383,8 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments (16 warps only: every instantiation lengthens the variant's translation unit, the
 // build's critical path) give KDA/GDN2 the factored accumulators (`factor`: EXP 5; `facwg2`: with
 // EXP 3's warpgroups, EXP 8; `facpf`: with the fragment prefetch in every phase, EXP 6) and GDN's
-// ReWY kernel them with its EXP 3 (`factor`: EXP 9), or, as factor:kda and the like, one variant.
+// ReWY kernel them with its EXP 3 (`factor`: EXP 9), or, as factor:kda and the like, one variant;
+// `facpair` gives GDN2 EXP 7 (5 with KDA's paired phase-4 row products, which spilled before).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -396,6 +397,8 @@ void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
     if constexpr (VT<VAR>::vec_gate) {
       if (experiment("facwg2", VAR)) return experimental(std::integral_constant<int, 8>{});
       if (experiment("facpf", VAR)) return experimental(std::integral_constant<int, 6>{});
+      if constexpr (VAR == kGDN2)
+        if (experiment("facpair", VAR)) return experimental(std::integral_constant<int, 7>{});
       if (experiment("factor", VAR)) return experimental(std::integral_constant<int, 5>{});
     }
     if constexpr (VAR == kGDN)

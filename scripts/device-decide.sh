@@ -10,12 +10,13 @@
 # REWY_EXPERIMENTS; phases at shape 0 if time is left. Leaves in $OUT one all.tar.gz (the device
 # returns at most 8 files).
 #
-#   device:  SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2 facpair@gdn2' NOSAN='facpf facpair' LIMIT_S=575 bash scripts/device-decide.sh
+#   device:  DEFAULT_TESTS=1 SETS='gdnpair@gdn kdatri1@kda kdapf2@kda' NOSAN='gdnpair kdatri1 kdapf2' LIMIT_S=575 bash scripts/device-decide.sh
 #
 # Environment: SETS (required: REWY_EXPERIMENTS names, one per set; name@v1,v2 lets the set win
 # only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
 # other's kernels, where noise alone could pick it),
-# VARIANTS (default gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the
+# DEFAULT_TESTS=1 (the defaults changed: every GPU test and both sanitizers on them first, the call
+# ending if they fail), VARIANTS (default gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the
 # sanitizers), LIMIT_S (the call's limit: the table starts only with at least 140 s left; default
 # 555), BUILD_S (default 280).
 set -uo pipefail
@@ -28,6 +29,26 @@ export NCCL_NVLS_ENABLE=0
 rewy_device_build "$out/build.log" "${BUILD_S:-280}" gpu_test_delta bench_delta delta_accuracy rewy
 rc=$?; echo "device-decide: build exit $rc at $((SECONDS - t0)) s"
 [ $rc -eq 0 ] || { tail -5 "$out/build.log"; exit $rc; }
+# sanitize NAME VARIANTS [VAR=VALUE]: memcheck and racecheck on the small case; 0 when both are clean.
+sanitize() {
+  local name=$1 filter tool st bad=0
+  filter=$(rewy_gpu_test_filter "$2")
+  for tool in memcheck racecheck; do
+    env ${3:+"$3"} REWY_GPU_TEST_SMALL=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
+      build-gpu/tests/gpu_test_delta --gtest_filter="$filter" >"$out/san_${name}_$tool.log" 2>&1
+    st=$?; [ $st -eq 0 ] || bad=1
+    echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${name}_$tool.log" | tail -1)"
+  done
+  [ $bad -eq 0 ] || grep -hE "Error|Race" "$out"/san_"${name}"_*.log | head -10
+  return $bad
+}
+if [ "${DEFAULT_TESTS:-0}" = 1 ]; then  # the defaults themselves changed: every GPU test, both sanitizers
+  timeout 120 build-gpu/tests/gpu_test_delta >"$out/tests_default.log" 2>&1
+  rc=$?; echo "== defaults: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_default.log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_default.log" | head -20; exit 1; }
+  ! grep -q "^\[  SKIPPED \]" "$out/tests_default.log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
+  sanitize default deltanet,gdn,kda,gdn2 || exit 1
+fi
 b=build-gpu/bench/bench_delta
 export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute OPS_BACKWARD=rewy,baseline
 rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
@@ -42,16 +63,7 @@ for item in $SETS; do
   rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
   [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_$e.log" | head -20; continue; }
   ! grep -q "^\[  SKIPPED \]" "$out/tests_$e.log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
-  san=0
-  if [[ " ${NOSAN:-} " != *" $e "* ]]; then
-    for tool in memcheck racecheck; do
-      REWY_EXPERIMENTS=$e REWY_GPU_TEST_SMALL=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
-        build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$sv")" >"$out/san_$tool.log" 2>&1
-      st=$?; [ $st -eq 0 ] || san=1
-      echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_$tool.log" | tail -1)"
-    done
-  fi
-  [ $san -eq 0 ] || { grep -hE "Error|Race" "$out"/san_*.log | head -10; continue; }
+  if [[ " ${NOSAN:-} " != *" $e "* ]]; then sanitize "$e" "$sv" REWY_EXPERIMENTS="$e" || continue; fi
   OPS_VARIANTS=$sv rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
   python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv"
   echo "   baseline backward:"

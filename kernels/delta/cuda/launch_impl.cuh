@@ -366,8 +366,10 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
 // kernels spill with them (48 and 108 bytes) and lost (0.971x / 0.972x with EXP 2, 0.990x / 0.943x
 // with EXP 3): they keep the warp products (H200, 2026-12-02, geomean of shapes 0, 3, 4, 5, `EXPERIMENTS=wgp1|wgp2
 // OPS_SHAPES=0,3,4,5 bash scripts/device-experiments.sh`, docs/measurements/2026-12-02-s24/).
+// Since the twenty-seventh session's call 1 (2026-12-02) GDN takes EXP 9, KDA 5 and GDN2 7 (the
+// factored accumulators: chunk_bwd.cuh, kFac), at both warp counts.
 template <int VAR>
-inline constexpr int kGradWg = VAR == kDeltaNet || VAR == kGDN ? 3 : 0;
+inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == kKDA ? 5 : 7;
 
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradWg<VAR>>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
@@ -381,28 +383,27 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
 // Experiments (16 warps only: every instantiation lengthens the variant's translation unit, the
-// build's critical path) give KDA/GDN2 the factored accumulators (`factor`: EXP 5; `facwg2`: with
-// EXP 3's warpgroups, EXP 8; `facpf`: with the fragment prefetch in every phase, EXP 6) and GDN's
-// ReWY kernel them with its EXP 3 (`factor`: EXP 9), or, as factor:kda and the like, one variant;
-// `facpair` gives GDN2 EXP 7 (5 with KDA's paired phase-4 row products, which spilled before).
+// build's critical path; chunk_bwd.cuh names their EXP): `gdnpair` (GDN's ReWY kernel, EXP 10),
+// `kdatri1` (EXP 11) and `kdapf2` (EXP 13), or, as kdatri1:kda, scoped to one variant.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
 // 828.7 -> 884.4 us, backward 0.961x, every variant 0.96-0.98x (H200, 2026-12-02,
-// docs/measurements/2026-12-02-s25/call1-wgp5/): removed.)
+// docs/measurements/2026-12-02-s25/call1-wgp5/): removed. With the factored accumulators,
+// `facwg2` (EXP 8, EXP 3's warpgroups) and `facpf` (EXP 6, the fragment prefetch everywhere) gave
+// KDA's Recompute backward 1.009x / 1.013x and GDN2's 1.008x / 1.016x where `factor` (EXP 5) gave
+// 1.018x / 1.020x and `facpair` (EXP 7) GDN2 1.031x (H200, 2026-12-02, docs/measurements/2026-12-02-s27/):
+// removed; 5 and 7 are the defaults.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   auto experimental = [&](auto exp) { launch_grad_threads<VAR, K, V, REWY, 512, decltype(exp)::value>(p, s, beside); };
   if (warps == 16) {
-    if constexpr (VT<VAR>::vec_gate) {
-      if (experiment("facwg2", VAR)) return experimental(std::integral_constant<int, 8>{});
-      if (experiment("facpf", VAR)) return experimental(std::integral_constant<int, 6>{});
-      if constexpr (VAR == kGDN2)
-        if (experiment("facpair", VAR)) return experimental(std::integral_constant<int, 7>{});
-      if (experiment("factor", VAR)) return experimental(std::integral_constant<int, 5>{});
+    if constexpr (VAR == kKDA) {
+      if (experiment("kdatri1", VAR)) return experimental(std::integral_constant<int, 11>{});
+      if (experiment("kdapf2", VAR)) return experimental(std::integral_constant<int, 13>{});
     }
-    if constexpr (VAR == kGDN)
-      if (experiment("factor", VAR)) return experimental(std::integral_constant<int, 9>{});
+    if constexpr (VAR == kGDN && REWY)
+      if (experiment("gdnpair", VAR)) return experimental(std::integral_constant<int, 10>{});
   }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }

@@ -431,12 +431,12 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-// SW (grad_chunk's EXP 3, 9, 10): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
+// SW (grad_chunk's EXP 3 and 9): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
 // own slot 1024-byte aligned from a base the kernel aligns), read by the warpgroup products (phase
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
-inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 10;
+inline constexpr bool kGradSw = EXP == 3 || EXP == 9;
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -487,15 +487,14 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // EXP (the defaults: launch_impl.cuh's kGradWg): 3, products on warpgroups (phase 1's s ∂O Hᵀ and
 // s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's; 9, GDN's: 3 with the factored accumulators
 // (kFac) in its ReWY kernel; 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
-// phase-4 row products. Experiments (launch_impl.cuh's launch_grad): 10 (GDN: 9 with DeltaNet's
-// paired phase-4 row products), 11 (KDA: 5 with phase 1's ∂P skipping the masked blocks), 13 (KDA:
-// 5 with phase 2's fragment prefetch).
+// phase-4 row products.
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
-// fragment prefetch everywhere) and 8 (3's warpgroups for KDA and GDN2), measured on 2026-12-02
-// and removed: launch_impl.cuh, launch_grad.)
+// fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
+// phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks) and 13 (KDA: phase 2's
+// fragment prefetch), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // kSW: the products on warpgroups (EXP 3, 9, 10), their operands swizzled (GradLayout's SW).
+  // kSW: the products on warpgroups (EXP 3, 9), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
@@ -510,7 +509,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // docs/measurements/2026-12-01-s14/).
   // GDN2's phase 1 skip: ReWY 1.001x, baseline 1.014x alone but 0.996x beside phase 2's
   // unprefetched baseline below (H200, 2026-12-01, docs/measurements/2026-12-01-s17/).
-  constexpr bool kTriP1 = kTri && (!VTr::vec_gate || EXP == 11);
+  // With the factored accumulators KDA's skip still lost (0.999x; EXP 11, H200, 2026-12-02,
+  // docs/measurements/2026-12-02-s27/call2-decide/).
+  constexpr bool kTriP1 = kTri && !VTr::vec_gate;
   // GDN2's ReWY kernel skips them in phases 2 and 3 (with phase 4's single column contraction
   // below: 959.6 -> 927.9 us, 1.034x; phase 2 or 3 alone 1.006-1.007x); its baseline kernel in
   // phase 2 (1028.4 -> 1016.5 us, 1.012x), not 3 (a 92-byte spill, 3% slower) (H200, 2026-12-01,
@@ -529,7 +530,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // and phase 4's single accumulator, GDN2's baseline kernel is faster without phase 2's
   // prefetch (1015.3 -> 989.6 us, 1.026x; spill 20 -> 4 bytes), its ReWY kernel not (930.7 ->
   // 948.2 us) (H200, 2026-12-01, docs/measurements/2026-12-01-s17/).
-  constexpr bool kPrefetchP2 = kPrefetch || (VAR == kGDN2 && REWY) || EXP == 13;
+  // (KDA's phase 2 with the factored accumulators' room: ReWY 1.000x, baseline 0.987x; EXP 13,
+  // H200, 2026-12-02, docs/measurements/2026-12-02-s27/call2-decide/.)
+  constexpr bool kPrefetchP2 = kPrefetch || (VAR == kGDN2 && REWY);
   // EXP 5 and up (channel gates; GDN's ReWY kernel from 9): factored accumulators.
   // Every term of ∂G is q ⊙ (a term of ∂q), k ⊙ co ⊙ (a term that ∂k takes as co ⊙ x, co the erase
   // coefficient, and ∂b as k ⊙ x) or −k ⊙ (a column term of ∂k), so phases 1-4 accumulate those
@@ -541,7 +544,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // not there. KDA's backward 1.022x, GDN2's 1.036x (with EXP 7's pairing, which spilled before:
   // 1.031x against 5's 1.020x), GDN's 1.056x (Recompute, six shapes; H200, 2026-12-02,
   // `SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2 facpair@gdn2' NOSAN='facpf facpair' LIMIT_S=575
-  // bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/).
+  // bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call1-decide/).
   constexpr bool kFac = EXP >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
@@ -968,7 +971,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // (warp_mma_pair): ReWY kernel 1.033x, baseline 1.010x; GDN's spilled (16 bytes) and lost 3.1%,
     // with ∂P's epilogue first 12 bytes and 1.8% (H200, 2026-12-01, docs/measurements/2026-12-01-s14/
     // and -s15/).
-    constexpr bool kRowPair = VAR == kDeltaNet || EXP == 10;  // EXP 10: GDN with the factored room
+    // With the factored accumulators (no spill), GDN's ReWY kernel paired lost 0.8% (EXP 10, H200,
+    // 2026-12-02, docs/measurements/2026-12-02-s27/call2-decide/).
+    constexpr bool kRowPair = VAR == kDeltaNet;
     if constexpr (kRowPair) {
       float acc2[1][NTK][4];
       frag_zero(acc);

@@ -382,9 +382,10 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
-// Experiments (16 warps only: every instantiation lengthens the variant's translation unit, the
-// build's critical path; chunk_bwd.cuh names their EXP): `gdnpair` (GDN's ReWY kernel, EXP 10),
-// `kdatri1` (EXP 11) and `kdapf2` (EXP 13), or, as kdatri1:kda, scoped to one variant.
+// Experiments go here (16 warps only: every instantiation lengthens the variant's translation
+// unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
+// launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -392,19 +393,14 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // docs/measurements/2026-12-02-s25/call1-wgp5/): removed. With the factored accumulators,
 // `facwg2` (EXP 8, EXP 3's warpgroups) and `facpf` (EXP 6, the fragment prefetch everywhere) gave
 // KDA's Recompute backward 1.009x / 1.013x and GDN2's 1.008x / 1.016x where `factor` (EXP 5) gave
-// 1.018x / 1.020x and `facpair` (EXP 7) GDN2 1.031x (H200, 2026-12-02, docs/measurements/2026-12-02-s27/):
-// removed; 5 and 7 are the defaults.)
+// 1.018x / 1.020x and `facpair` (EXP 7) GDN2 1.031x (H200, 2026-12-02, docs/measurements/2026-12-02-s27/call1-decide/):
+// removed; 5 and 7 are the defaults. On them, `gdnpair` (EXP 10, GDN's ReWY kernel with
+// DeltaNet's paired row products: 0.992x), `kdatri1` (EXP 11, KDA's phase-1 ∂P skip: 0.999x) and
+// `kdapf2` (EXP 13, KDA's phase-2 prefetch: 1.000x ReWY, 0.987x baseline) lost (H200, 2026-12-02,
+// `DEFAULT_TESTS=1 SETS='gdnpair@gdn kdatri1@kda kdapf2@kda' NOSAN='gdnpair kdatri1 kdapf2'
+// LIMIT_S=500 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call2-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  auto experimental = [&](auto exp) { launch_grad_threads<VAR, K, V, REWY, 512, decltype(exp)::value>(p, s, beside); };
-  if (warps == 16) {
-    if constexpr (VAR == kKDA) {
-      if (experiment("kdatri1", VAR)) return experimental(std::integral_constant<int, 11>{});
-      if (experiment("kdapf2", VAR)) return experimental(std::integral_constant<int, 13>{});
-    }
-    if constexpr (VAR == kGDN && REWY)
-      if (experiment("gdnpair", VAR)) return experimental(std::integral_constant<int, 10>{});
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# One device call that decides experiments and tables the winners (about 560 s on a fresh machine
-# with three sets; carry .fla and .triton-pack): build gpu_test_delta, bench_delta, delta_accuracy
-# and rewy; whole ops of VARIANTS with the defaults (Recompute, both backwards, OPS_SHAPES); then
-# per experiment set: the GPU tests of VARIANTS and the channel-gate cases, memcheck and racecheck
-# on the small case (sets in NOSAN skip them), whole ops against the defaults
-# (bench/compare_ours.py: above 1 the set is faster). Each variant takes the set with its best
+# One device call that decides experiments and tables the winners (400-420 s on a fresh machine
+# with three or four sets; carry .fla and .triton-pack): build gpu_test_delta, bench_delta,
+# delta_accuracy and rewy; whole ops of VARIANTS with the defaults (Recompute, both backwards,
+# OPS_SHAPES); then per experiment set: the GPU tests of its variants and the channel-gate cases,
+# memcheck and racecheck on the small case (sets in NOSAN skip them), whole ops against the
+# defaults (bench/compare_ours.py: above 1 the set is faster). Each variant takes the set with its best
 # Recompute ReWY backward geomean above 1.005 (tests and sanitizers clean; bench/pick_sets.py),
 # scoped as set:variant, and the FLA table (scripts/bench-vs-fla.sh) runs with that
 # REWY_EXPERIMENTS; phases at shape 0 if time is left. Leaves in $OUT one all.tar.gz (the device
 # returns at most 8 files).
 #
-#   device:  DEFAULT_TESTS=1 SETS='gdnpair@gdn kdatri1@kda kdapf2@kda' NOSAN='gdnpair kdatri1 kdapf2' LIMIT_S=575 bash scripts/device-decide.sh
+#   device:  [DEFAULT_TESTS=1] SETS='name1 name2@kda,gdn2' [NOSAN=name2] LIMIT_S=570 bash scripts/device-decide.sh
+#   (2026-12-02, 400-420 s with three sets: docs/measurements/2026-12-02-s27/call*-decide/summary.txt)
 #
 # Environment: SETS (required: REWY_EXPERIMENTS names, one per set; name@v1,v2 lets the set win
 # only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
@@ -23,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
 out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
-[ -n "${SETS:-}" ] || { echo "device-decide: set SETS (experiment names, e.g. 'factor facwg2')"; exit 2; }
+[ -n "${SETS:-}" ] || { echo "device-decide: set SETS (experiment names, e.g. 'a b@kda,gdn2')"; exit 2; }
 variants=${VARIANTS:-gdn,kda,gdn2}
 export NCCL_NVLS_ENABLE=0
 rewy_device_build "$out/build.log" "${BUILD_S:-280}" gpu_test_delta bench_delta delta_accuracy rewy

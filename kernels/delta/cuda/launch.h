@@ -11,12 +11,12 @@
 namespace rewy::delta::cuda_impl {
 
 // REWY_EXPERIMENTS=name[,name]: switches for experimental kernel variants, off by default, so that
-// one build times them against the default kernels in one call (scripts/device-experiments.sh):
+// one build times them against the default kernels in one call (scripts/device-decide.sh):
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape (and warp count, but grad_chunk's at 16 warps only), so the GPU tests cover
 // what would become the default.
-// Now: factor, facwg2, facpf (grad_chunk's factored accumulators, launch_impl.cuh's
-// launch_grad); lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates).
+// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); grad_chunk
+// has none open (launch_impl.cuh's launch_grad lists those measured and removed).
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");

@@ -431,12 +431,12 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-// SW (grad_chunk's EXP 3 and 9): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
+// SW (grad_chunk's EXP 3, 9 and 14): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
 // own slot 1024-byte aligned from a base the kernel aligns), read by the warpgroup products (phase
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
-inline constexpr bool kGradSw = EXP == 3 || EXP == 9;
+inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 14;
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -487,14 +487,15 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // EXP (the defaults: launch_impl.cuh's kGradWg): 3, products on warpgroups (phase 1's s ∂O Hᵀ and
 // s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's; 9, GDN's: 3 with the factored accumulators
 // (kFac) in its ReWY kernel; 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
-// phase-4 row products.
+// phase-4 row products. Experiment (launch_impl.cuh's launch_grad): 14 (GDN: 9 with phase 5's
+// conversion of the factored sums beside ∂K̄'s warpgroup product).
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
 // fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
 // phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks) and 13 (KDA: phase 2's
 // fragment prefetch), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // kSW: the products on warpgroups (EXP 3, 9), their operands swizzled (GradLayout's SW).
+  // kSW: the products on warpgroups (EXP 3, 9, 14), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
@@ -1130,7 +1131,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (!kEarlyE) load_E();
   if constexpr (!kEarlyDH) load_dH();
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
-  if constexpr (kFac) {
+  auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float co = bco(r, d, e), kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
@@ -1143,13 +1144,26 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     flush_db(rs0, rs1);
     if constexpr (VTr::scalar_gate) row_pair_add(g0, g1, m0, rowg);
-  } else if constexpr (VTr::vec_gate) {
+  };
+  // EXP 14 (GDN's ReWY kernel, experiment `gdnconv`): the conversion runs while ∂K̄'s warpgroup
+  // product is in flight (E and ∂H⁺ were issued in phase 4, so nothing else waits there).
+  constexpr bool kConvBeside = EXP == 14;
+  if constexpr (kFac && !kConvBeside) {
+    convert_factored();
+  } else if constexpr (VTr::vec_gate && !kFac) {
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
   }
   tiles_landed<kSW>();
   {
     float acc[1][NTK][4];
-    if constexpr (kSW) {
+    if constexpr (kConvBeside) {
+      static_assert(kSW && kFac, "the conversion beside ∂K̄'s warpgroup product");
+      wg::gemm_issue<8 * NTK, V, wg::Major::K, wg::Major::K, K>(reinterpret_cast<float(&)[4 * NTK]>(acc), Es,
+                                                                 dHb + nK * wg::kPanel, false);
+      wg::commit();
+      convert_factored();
+      wg::wait<0>();
+    } else if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);

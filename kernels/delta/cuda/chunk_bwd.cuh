@@ -487,8 +487,9 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // EXP (the defaults: launch_impl.cuh's kGradWg): 3, products on warpgroups (phase 1's s ∂O Hᵀ and
 // s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's; 9, GDN's: 3 with the factored accumulators
 // (kFac) in its ReWY kernel; 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
-// phase-4 row products. Experiment (launch_impl.cuh's launch_grad): 14 (GDN: 9 with phase 5's
-// conversion of the factored sums beside ∂K̄'s warpgroup product).
+// phase-4 row products. Experiments (launch_impl.cuh's launch_grad): 14 (GDN: 9 with phase 5's
+// conversion of the factored sums beside ∂K̄'s warpgroup product), 15 and 17 (KDA's 5 and GDN2's
+// 7 with ∂v and ∂w staged for 16-byte stores: kStageDV).
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
 // fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
 // phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks) and 13 (KDA: phase 2's
@@ -605,6 +606,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   float* KbdKb = reinterpret_cast<float*>(S2);
   bf16_t* dvs = reinterpret_cast<bf16_t*>(S4);  // staged dv, phases 2-3, where ∂E has its own slot
   bf16_t* dbs = reinterpret_cast<bf16_t*>(S5);  // GDN2's staged db, phase 5 (S5 held ∂W up to phase 3)
+  // EXP 15 (KDA) and 17 (GDN2), experiment `dvstage`: ∂v (and GDN2's ∂w) leave phase 2 through S1
+  // (H, read by ∂W, is dead; R_W takes S1 in phase 3) in 16-byte rows, where the channel gates
+  // store them from the fragments, 4 bytes a thread (∂E has no slot of its own there).
+  constexpr bool kStageDV = EXP == 15 || EXP == 17;
+  static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
+                "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
+  bf16_t* dvst = reinterpret_cast<bf16_t*>(S1);
+  bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
   const GradItem item = grad_item(p);
@@ -838,10 +847,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         }
       }
     }
-    if constexpr (L::kOwnDE) frag_store_bf16(out, dvs, VP, m0, nV);  // leaves in 16-byte rows in phase 3
-    else frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
-    if constexpr (VAR == kGDN2) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
-    else row_reduce_add<NTV>(rsum, m0, rowacc);
+    if constexpr (kStageDV) {
+      __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
+      frag_store_bf16(out, dvst, VP, m0, nV);
+      if constexpr (VAR == kGDN2) frag_store_bf16(rsum, dwst, VP, m0, nV);
+    } else if constexpr (L::kOwnDE) {
+      frag_store_bf16(out, dvs, VP, m0, nV);  // leaves in 16-byte rows in phase 3
+    } else {
+      frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
+    }
+    if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
+    if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
     if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
   }
   if constexpr (!REWY) {
@@ -865,6 +881,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
   }
   if constexpr (VAR == kGDN2) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
+  if constexpr (kStageDV) {  // before tiles_landed's barrier: R_W then takes S1
+    store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
+    if constexpr (VAR == kGDN2) store_tile_rows<kChunk, V, NT>(p.dw + baseV, strideV, dwst, VP, len);
+  }
   tiles_landed();
   if constexpr (L::kOwnDE) store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvs, VP, len);
   if constexpr (!REWY) {
@@ -1044,7 +1064,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
     // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
     // GDN2 (EXP 7) with the factored accumulators' room: 1.031x against 1.020x without it.
-    if constexpr (VAR == kKDA || EXP == 7) {
+    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);

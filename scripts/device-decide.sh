@@ -30,6 +30,16 @@ export NCCL_NVLS_ENABLE=0
 rewy_device_build "$out/build.log" "${BUILD_S:-280}" gpu_test_delta bench_delta delta_accuracy rewy
 rc=$?; echo "device-decide: build exit $rc at $((SECONDS - t0)) s"
 [ $rc -eq 0 ] || { tail -5 "$out/build.log"; exit $rc; }
+# gpu_tests NAME SECONDS FILTER [VAR=VALUE]: gpu_test_delta's FILTER ('*': every test) into
+# tests_NAME.log; prints the summary, and the failing checks when it fails (its status); ends the
+# script when the tests skipped (no device).
+gpu_tests() {
+  local name=$1 log="$out/tests_$1.log" rc
+  env ${4:+"$4"} timeout "$2" build-gpu/tests/gpu_test_delta --gtest_filter="$3" >"$log" 2>&1
+  rc=$?; echo "== $name: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$log" | head -20; return $rc; }
+  ! grep -q "^\[  SKIPPED \]" "$log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
+}
 # sanitize NAME VARIANTS [VAR=VALUE]: memcheck and racecheck on the small case; 0 when both are clean.
 sanitize() {
   local name=$1 filter tool st bad=0
@@ -44,10 +54,7 @@ sanitize() {
   return $bad
 }
 if [ "${DEFAULT_TESTS:-0}" = 1 ]; then  # the defaults themselves changed: every GPU test, both sanitizers
-  timeout 120 build-gpu/tests/gpu_test_delta >"$out/tests_default.log" 2>&1
-  rc=$?; echo "== defaults: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_default.log" | tr '\n' ' ')"
-  [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_default.log" | head -20; exit 1; }
-  ! grep -q "^\[  SKIPPED \]" "$out/tests_default.log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
+  gpu_tests default 120 '*' || exit 1
   sanitize default deltanet,gdn,kda,gdn2 || exit 1
 fi
 b=build-gpu/bench/bench_delta
@@ -59,11 +66,7 @@ for item in $SETS; do
   only=""
   sv=$variants  # the variants whose kernels the set changes: its tests, sanitizers and ops
   [[ $item == *@* ]] && only=@${item#*@} && sv=${item#*@}
-  REWY_EXPERIMENTS=$e timeout 90 build-gpu/tests/gpu_test_delta --gtest_filter="$(rewy_gpu_test_filter "$sv" cases)" \
-    >"$out/tests_$e.log" 2>&1
-  rc=$?; echo "== $e: tests exit $rc at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]' "$out/tests_$e.log" | tr '\n' ' ')"
-  [ $rc -eq 0 ] || { grep -E "Failure|Expected|Which|error" "$out/tests_$e.log" | head -20; continue; }
-  ! grep -q "^\[  SKIPPED \]" "$out/tests_$e.log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
+  gpu_tests "$e" 90 "$(rewy_gpu_test_filter "$sv" cases)" REWY_EXPERIMENTS="$e" || continue
   if [[ " ${NOSAN:-} " != *" $e "* ]]; then sanitize "$e" "$sv" REWY_EXPERIMENTS="$e" || continue; fi
   OPS_VARIANTS=$sv rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
   python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv"

@@ -30,11 +30,17 @@ __device__ __forceinline__ void tile_for(int m0, int n0, F&& f) {
 // acc = A · Bᵀ over KK for the warpgroup's m64 × 8NT block, by wgmma: A [64][KK] and B (8NT rows of
 // a BROWS-row tile, from its row b0) 128-byte-swizzled K-major. Each warp's part is the fragment
 // warp_mma gives its 16 rows, so the epilogues stay.
+// wg_fragment_issue: the products committed, not waited for (the caller works beside them, then
+// wg::wait<0>()).
 template <int NT, int KK, int BROWS>
-__device__ __forceinline__ void wg_fragment(float (&acc)[1][NT][4], const bf16_t* A, const bf16_t* B, int b0) {
+__device__ __forceinline__ void wg_fragment_issue(float (&acc)[1][NT][4], const bf16_t* A, const bf16_t* B, int b0) {
   wg::gemm_issue<8 * NT, KK, wg::Major::K, wg::Major::K, BROWS>(reinterpret_cast<float(&)[4 * NT]>(acc), A,
                                                               B + b0 * wg::kPanel, false);
   wg::commit();
+}
+template <int NT, int KK, int BROWS>
+__device__ __forceinline__ void wg_fragment(float (&acc)[1][NT][4], const bf16_t* A, const bf16_t* B, int b0) {
+  wg_fragment_issue<NT, KK, BROWS>(acc, A, B, b0);
   wg::wait<0>();
 }
 
@@ -1178,9 +1184,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     float acc[1][NTK][4];
     if constexpr (kConvBeside) {
       static_assert(kSW && kFac, "the conversion beside ∂K̄'s warpgroup product");
-      wg::gemm_issue<8 * NTK, V, wg::Major::K, wg::Major::K, K>(reinterpret_cast<float(&)[4 * NTK]>(acc), Es,
-                                                                 dHb + nK * wg::kPanel, false);
-      wg::commit();
+      wg_fragment_issue<NTK, V, K>(acc, Es, dHb, nK);
       convert_factored();
       wg::wait<0>();
     } else if constexpr (kSW) {

@@ -406,7 +406,9 @@ template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   if constexpr (VAR == kGDN && REWY)
     if (warps == 16 && experiment("gdnconv", VAR)) return launch_grad_threads<VAR, K, V, REWY, 512, 14>(p, s, beside);
-  if constexpr (VT<VAR>::vec_gate && REWY && K == 128 && V == 128)  // (where S1 holds both tiles)
+  // dvstage at the bench shapes' K = V = 128 alone (one instantiation a variant on the build's
+  // critical path); grad_chunk_kernel's static_assert checks that S1 holds both tiles there.
+  if constexpr (VT<VAR>::vec_gate && REWY && K == 128 && V == 128)
     if (warps == 16 && experiment("dvstage", VAR))
       return launch_grad_threads<VAR, K, V, REWY, 512, VAR == kKDA ? 15 : 17>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });

@@ -10,23 +10,52 @@
 # REWY_EXPERIMENTS; phases at shape 0 if time is left. Leaves in $OUT one all.tar.gz (the device
 # returns at most 8 files).
 #
-#   device:  [DEFAULT_TESTS=1] SETS='name1 name2@kda,gdn2' [NOSAN=name2] LIMIT_S=570 bash scripts/device-decide.sh
+#   device:  [FLA_COMPILE=1] [DEFAULT_TESTS=1] SETS='name1 name2@kda,gdn2' [NOSAN=name2] LIMIT_S=570 bash scripts/device-decide.sh
 #   (2026-12-02, 400-420 s with three sets: docs/measurements/2026-12-02-s27/call*-decide/summary.txt)
 #
-# Environment: SETS (required: REWY_EXPERIMENTS names, one per set; name@v1,v2 lets the set win
+# Environment: SETS (REWY_EXPERIMENTS names, one per set, or none with DEFAULT_TESTS=1: the
+# defaults' tests, table and phases alone; name@v1,v2 lets the set win
 # only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
 # other's kernels, where noise alone could pick it),
 # DEFAULT_TESTS=1 (the defaults changed: every GPU test and both sanitizers on them first, the call
 # ending if they fail), VARIANTS (default gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the
 # sanitizers), LIMIT_S (the call's limit: the table starts only with at least 140 s left; default
-# 555), BUILD_S (default 280).
+# 555), BUILD_S (default 280), FLA_COMPILE=1 (a session's first call, without .triton-pack: FLA's
+# kernels compile in four background processes beside the build and tests, the timing waits for
+# them, and the compiled kernels come back as OUT/triton-cache.tar.xz.NN for .triton-pack).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
 out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
-[ -n "${SETS:-}" ] || { echo "device-decide: set SETS (experiment names, e.g. 'a b@kda,gdn2')"; exit 2; }
+[ -n "${SETS:-}" ] || [ "${DEFAULT_TESTS:-0}" = 1 ] ||
+  { echo "device-decide: set SETS (experiment names, e.g. 'a b@kda,gdn2'), or DEFAULT_TESTS=1 to check and table the defaults alone"; exit 2; }
 variants=${VARIANTS:-gdn,kda,gdn2}
 export NCCL_NVLS_ENABLE=0
+compiled=""
+if [ "${FLA_COMPILE:-0}" = 1 ]; then
+  export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/bench:$PWD/.fla" TRITON_CACHE_DIR="$PWD/.triton-cache"
+  compiled=$(realpath -m "$out")/.fla-compiled; rm -f "$compiled"
+  (
+    pids=()
+    for op in delta gdn kda gdn2; do
+      TRITON_CACHE_AUTOTUNING=0 timeout "${WARM_S:-400}" python3 bench/fla_warm.py --ops $op >"$out/fla_warm_$op.log" 2>&1 &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || echo "device-decide: FLA's compile of one op ended with $?"; done
+    echo "device-decide: FLA compiled at $((SECONDS - t0)) s"; touch "$compiled"
+  ) &
+fi
+# On every exit: one all.tar.gz, and FLA's compiled kernels beside it (the pack's parts are files of their own).
+finish() {
+  rm -f "$out"/san_*.log "$out/.fla-compiled"
+  (cd "$out" && tar -czf /tmp/decide.tar.gz . && find . -mindepth 1 -delete && mv /tmp/decide.tar.gz all.tar.gz)
+  if [ -n "$compiled" ] && [ -d "$TRITON_CACHE_DIR" ]; then
+    python3 bench/triton_cache.py pack "$TRITON_CACHE_DIR" "$out" && echo "device-decide: packed at $((SECONDS - t0)) s"
+    ls "$out"
+  fi
+}
+trap finish EXIT
+reserve=$([ -n "$compiled" ] && echo 45 || echo 0)  # seconds kept for the pack
 rewy_device_build "$out/build.log" "${BUILD_S:-280}" gpu_test_delta bench_delta delta_accuracy rewy
 rc=$?; echo "device-decide: build exit $rc at $((SECONDS - t0)) s"
 [ $rc -eq 0 ] || { tail -5 "$out/build.log"; exit $rc; }
@@ -58,10 +87,11 @@ if [ "${DEFAULT_TESTS:-0}" = 1 ]; then  # the defaults themselves changed: every
   sanitize default deltanet,gdn,kda,gdn2 || exit 1
 fi
 b=build-gpu/bench/bench_delta
+[ -n "$compiled" ] && while [ ! -e "$compiled" ]; do sleep 2; done  # time nothing beside FLA's compile
 export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute OPS_BACKWARD=rewy,baseline
 rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
 candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_sets.py
-for item in $SETS; do
+for item in ${SETS:-}; do
   e=${item%%@*}
   only=""
   sv=$variants  # the variants whose kernels the set changes: its tests, sanitizers and ops
@@ -79,20 +109,18 @@ python3 bench/pick_sets.py "$out/ops_default.csv" "${candidates[@]}" --variants 
 cat "$out/pick.txt"
 exps=$(tail -n 1 "$out/pick.txt")
 echo "device-decide: chosen REWY_EXPERIMENTS='$exps' at $((SECONDS - t0)) s"
-left=$((${LIMIT_S:-555} - (SECONDS - t0)))
+left=$((${LIMIT_S:-555} - reserve - (SECONDS - t0)))
 if [ $left -ge 140 ]; then
   mkdir -p "$out/table"
-  rewy_fla_table "$out/table" "$left" REWY_EXPERIMENTS="$exps"
+  rewy_fla_table "$out/table" "$left" REWY_EXPERIMENTS="$exps" ${compiled:+WARM=0 TRITON_PACK=/nonexistent}
   echo "device-decide: table exit $? at $((SECONDS - t0)) s"
 else
   echo "device-decide: no table ($left s left)"
 fi
-left=$((${LIMIT_S:-555} - (SECONDS - t0)))
-if [ $left -ge 25 ] && [ -n "$exps" ]; then
+left=$((${LIMIT_S:-555} - reserve - (SECONDS - t0)))
+if [ $left -ge 25 ]; then
   REWY_EXPERIMENTS="$exps" REWY_KERNEL_TIMING=2 timeout $((left - 5)) $b --ops "$variants" --shapes 0 --policies recompute \
     --gates bench --backward rewy --samples 3 >"$out/phases_chosen.txt" 2>&1
   grep -hE "grad_chunk.*(us/call|cycles)" "$out/phases_chosen.txt" | cut -c1-250
 fi
 echo "device-decide: done at $((SECONDS - t0)) s"
-rm -f "$out"/san_*.log
-(cd "$out" && tar -czf /tmp/decide.tar.gz . && find . -mindepth 1 -delete && mv /tmp/decide.tar.gz all.tar.gz)

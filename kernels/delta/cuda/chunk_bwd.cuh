@@ -442,7 +442,7 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
-inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 14;
+inline constexpr bool kGradSw = EXP == 3 || EXP == 9;
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -493,13 +493,13 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // EXP (the defaults: launch_impl.cuh's kGradWg): 3, products on warpgroups (phase 1's s ∂O Hᵀ and
 // s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's; 9, GDN's: 3 with the factored accumulators
 // (kFac) in its ReWY kernel; 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
-// phase-4 row products. Experiments (launch_impl.cuh's launch_grad): 14 (GDN: 9 with phase 5's
-// conversion of the factored sums beside ∂K̄'s warpgroup product), 15 and 17 (KDA's 5 and GDN2's
-// 7 with ∂v and ∂w staged for 16-byte stores: kStageDV).
+// phase-4 row products; 15 and 17, KDA's and GDN2's ReWY kernels at K = V = 128: 5 and 7 with ∂v
+// and ∂w staged for 16-byte stores (kStageDV; launch_impl.cuh's kGradExp).
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
 // fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
-// phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks) and 13 (KDA: phase 2's
-// fragment prefetch), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
+// phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks), 13 (KDA: phase 2's
+// fragment prefetch) and 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product), measured
+// on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   // kSW: the products on warpgroups (EXP 3, 9, 14), their operands swizzled (GradLayout's SW).
@@ -612,7 +612,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   float* KbdKb = reinterpret_cast<float*>(S2);
   bf16_t* dvs = reinterpret_cast<bf16_t*>(S4);  // staged dv, phases 2-3, where ∂E has its own slot
   bf16_t* dbs = reinterpret_cast<bf16_t*>(S5);  // GDN2's staged db, phase 5 (S5 held ∂W up to phase 3)
-  // EXP 15 (KDA) and 17 (GDN2), experiment `dvstage`: ∂v (and GDN2's ∂w) leave phase 2 through S1
+  // EXP 15 (KDA) and 17 (GDN2), the defaults at K = V = 128: ∂v (and GDN2's ∂w) leave phase 2 through S1
   // (H, read by ∂W, is dead; R_W takes S1 in phase 3) in 16-byte rows, where the channel gates
   // store them from the fragments, 4 bytes a thread (∂E has no slot of its own there).
   constexpr bool kStageDV = EXP == 15 || EXP == 17;
@@ -1171,23 +1171,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     flush_db(rs0, rs1);
     if constexpr (VTr::scalar_gate) row_pair_add(g0, g1, m0, rowg);
   };
-  // EXP 14 (GDN's ReWY kernel, experiment `gdnconv`): the conversion runs while ∂K̄'s warpgroup
-  // product is in flight (E and ∂H⁺ were issued in phase 4, so nothing else waits there).
-  constexpr bool kConvBeside = EXP == 14;
-  if constexpr (kFac && !kConvBeside) {
+  if constexpr (kFac) {
     convert_factored();
-  } else if constexpr (VTr::vec_gate && !kFac) {
+  } else if constexpr (VTr::vec_gate) {
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { Gd[r * GL + d] = dG[0][j][e]; });
   }
   tiles_landed<kSW>();
   {
     float acc[1][NTK][4];
-    if constexpr (kConvBeside) {
-      static_assert(kSW && kFac, "the conversion beside ∂K̄'s warpgroup product");
-      wg_fragment_issue<NTK, V, K>(acc, Es, dHb, nK);
-      convert_factored();
-      wg::wait<0>();
-    } else if constexpr (kSW) {
+    if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);

@@ -370,10 +370,17 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
 // factored accumulators: chunk_bwd.cuh, kFac), at both warp counts.
 template <int VAR>
 inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == kKDA ? 5 : 7;
+// KDA's and GDN2's ReWY kernels at K = V = 128 stage ∂v (and ∂w) for 16-byte stores (EXP 15 / 17,
+// kStageDV): Recompute backward KDA 1.007x, GDN2 1.018x, Save 1.010x / 1.037x (H200, 2026-12-02,
+// `FLA_COMPILE=1 SETS='gdnconv@gdn dvstage@kda,gdn2' LIMIT_S=575 bash scripts/device-decide.sh`,
+// docs/measurements/2026-12-02-s28/call1-decide/). S1 holds both tiles only there (static_assert).
+template <int VAR, int K, int V, bool REWY>
+inline constexpr int kGradExp =
+    VT<VAR>::vec_gate && REWY && K == 128 && V == 128 ? (VAR == kKDA ? 15 : 17) : kGradWg<VAR>;
 
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradWg<VAR>>
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradExp<VAR, K, V, REWY>>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
-  constexpr bool kExp = EXP != kGradWg<VAR>;  // REWY_EXPERIMENTS' kernels time under names with _exp
+  constexpr bool kExp = EXP != kGradExp<VAR, K, V, REWY>;  // REWY_EXPERIMENTS' kernels time under names with _exp
   static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
@@ -385,10 +392,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-02, not yet on a device): `gdnconv` (GDN's ReWY kernel,
-// EXP 14: phase 5's conversion of the factored sums while ∂K̄'s warpgroup product runs) and
-// `dvstage` (KDA's and GDN2's ReWY kernels at K = V = 128, EXP 15 / 17: ∂v and ∂w out in 16-byte
-// rows).
+// one to a variant). None open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -401,16 +405,12 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // DeltaNet's paired row products: 0.992x), `kdatri1` (EXP 11, KDA's phase-1 ∂P skip: 0.999x) and
 // `kdapf2` (EXP 13, KDA's phase-2 prefetch: 1.000x ReWY, 0.987x baseline) lost (H200, 2026-12-02,
 // `DEFAULT_TESTS=1 SETS='gdnpair@gdn kdatri1@kda kdapf2@kda' NOSAN='gdnpair kdatri1 kdapf2'
-// LIMIT_S=500 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call2-decide/): removed.)
+// LIMIT_S=500 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call2-decide/): removed.
+// `gdnconv` (EXP 14, GDN's ReWY kernel with phase 5's conversion of the factored sums while ∂K̄'s
+// warpgroup product runs) gave 1.001x (worst 0.997x) where `dvstage` won (kGradExp above; H200,
+// 2026-12-02, docs/measurements/2026-12-02-s28/call1-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VAR == kGDN && REWY)
-    if (warps == 16 && experiment("gdnconv", VAR)) return launch_grad_threads<VAR, K, V, REWY, 512, 14>(p, s, beside);
-  // dvstage at the bench shapes' K = V = 128 alone (one instantiation a variant on the build's
-  // critical path); grad_chunk_kernel's static_assert checks that S1 holds both tiles there.
-  if constexpr (VT<VAR>::vec_gate && REWY && K == 128 && V == 128)
-    if (warps == 16 && experiment("dvstage", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, VAR == kKDA ? 15 : 17>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -393,7 +393,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
 // one to a variant). Open (prepared 2026-12-02): `bal4` (KDA's and GDN2's ReWY kernels at K = V =
-// 128, EXP 19 / 21: phase 4's triangular contractions balanced across the row-block warps).
+// 128, EXP 19 / 21, both warp counts: phase 4's triangular contractions balanced across the row-block warps).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -413,8 +413,10 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   if constexpr (VT<VAR>::vec_gate && REWY && K == 128 && V == 128)
-    if (warps == 16 && experiment("bal4", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, VAR == kKDA ? 19 : 21>(p, s, beside);
+    if (experiment("bal4", VAR))  // both warp counts: the GPU tests then cover what would become the default
+      return dispatch_threads(warps, [&](auto nt) {
+        launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, VAR == kKDA ? 19 : 21>(p, s, beside);
+      });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

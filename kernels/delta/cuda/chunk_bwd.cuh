@@ -494,14 +494,13 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's; 9, GDN's: 3 with the factored accumulators
 // (kFac) in its ReWY kernel; 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
 // phase-4 row products; 15 and 17, KDA's and GDN2's ReWY kernels at K = V = 128: 5 and 7 with ∂v
-// and ∂w staged for 16-byte stores (kStageDV; launch_impl.cuh's kGradExp). Experiments
-// (launch_impl.cuh's launch_grad): 19 and 21, 15 and 17 with phase 4's contractions balanced
-// across the row-block warps (kBalance4).
+// and ∂w staged for 16-byte stores (kStageDV; launch_impl.cuh's kGradExp).
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
 // fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
 // phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks), 13 (KDA: phase 2's
-// fragment prefetch) and 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product), measured
-// on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
+// fragment prefetch), 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product) and 19 / 21
+// (KDA / GDN2: phase 4's contractions balanced across the row-block warps), measured on
+// 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   // kSW: the products on warpgroups (EXP 3, 9, 14), their operands swizzled (GradLayout's SW).
@@ -617,44 +616,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXP 15 (KDA) and 17 (GDN2), the defaults at K = V = 128: ∂v (and GDN2's ∂w) leave phase 2 through S1
   // (H, read by ∂W, is dead; R_W takes S1 in phase 3) in 16-byte rows, where the channel gates
   // store them from the fragments, 4 bytes a thread (∂E has no slot of its own there).
-  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 19 || EXP == 21;
+  constexpr bool kStageDV = EXP == 15 || EXP == 17;
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   bf16_t* dvst = reinterpret_cast<bf16_t*>(S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
-  // EXP 19 (KDA) and 21 (GDN2), experiment `bal4`: 15 / 17 with phase 4's triangular row and
-  // column contractions balanced across a column group's four row-block warps (block I's row
-  // products span 16 (I + 1) key rows, its column products 64 − 16 I): block 0's warp takes part of
-  // block 3's row products and block 3's warp part of block 0's column products, the partial
-  // fragments handed over through S5 (∂W's slot, dead after phase 3; GDN2's staged ∂b takes it in
-  // phase 5) behind a named barrier of the two warps (ids 1-4 and 5-8 by column group).
-  constexpr bool kBalance4 = EXP == 19 || EXP == 21;
-  static_assert(!kBalance4 || (VTr::vec_gate && kStageDV && size_t(NT) * NTK * 8 <= L::tile_k),
-                "phase 4's hand-over: two fragments a lane for each column group fit S5");
-  // One warp's fragments (two, or one twice) into its column group's S5 slot; the barrier's other
-  // warp adds them (stage 0: the row products, 1: the column products).
-  auto p4_handoff_put = [&](const float (&a)[1][NTK][4], const float (&b)[1][NTK][4], int stage) {
-    float4* red = reinterpret_cast<float4*>(S5) + (threadIdx.x >> 7) * (2 * NTK * 32) + (threadIdx.x & 31);
-#pragma unroll
-    for (int j = 0; j < NTK; ++j) {
-      red[j * 32] = make_float4(a[0][j][0], a[0][j][1], a[0][j][2], a[0][j][3]);
-      if (stage == 0) red[(NTK + j) * 32] = make_float4(b[0][j][0], b[0][j][1], b[0][j][2], b[0][j][3]);
-    }
-    asm volatile("bar.arrive %0, 64;\n" ::"r"(1 + 4 * stage + int(threadIdx.x >> 7)) : "memory");
-  };
-  auto p4_handoff_add = [&](float (&a)[1][NTK][4], float (&b)[1][NTK][4], int stage) {
-    asm volatile("bar.sync %0, 64;\n" ::"r"(1 + 4 * stage + int(threadIdx.x >> 7)) : "memory");
-    const float4* red = reinterpret_cast<const float4*>(S5) + (threadIdx.x >> 7) * (2 * NTK * 32) + (threadIdx.x & 31);
-#pragma unroll
-    for (int j = 0; j < NTK; ++j) {
-      const float4 x = red[j * 32];
-      a[0][j][0] += x.x, a[0][j][1] += x.y, a[0][j][2] += x.z, a[0][j][3] += x.w;
-      if (stage == 0) {
-        const float4 y = red[(NTK + j) * 32];
-        b[0][j][0] += y.x, b[0][j][1] += y.y, b[0][j][2] += y.z, b[0][j][3] += y.w;
-      }
-    }
-  };
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
   const GradItem item = grad_item(p);
@@ -1105,27 +1071,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
     // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
     // GDN2 (EXP 7) with the factored accumulators' room: 1.031x against 1.020x without it.
-    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17 || EXP == 21) {
+    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17) {
       float acc2[1][NTK][4];
-      // Rows [mr, +16) of D^r and D^r_P over the key rows [kb, ke) of KC at kc.
-      auto row_products = [&](int mr, int64_t kc, int kb, int ke) {
-        frag_zero(acc);
-        frag_zero(acc2);
-        warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, packed + kc, KP, mr, nK, kb, ke);
-        warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc2, dPb, kCP, packed2 + kc, KP, mr, nK, kb, ke);
-      };
-      if constexpr (kBalance4) {
-        // Block 3's first kBlock * 2 key rows on block 0's warp (before its own 16), handed over
-        // through S5: each warp's share 6 or 9 k-step products where it was 3 to 12.
-        if (I == 0) {
-          row_products(3 * kBlock, int64_t(packed_row_offset(3)) * KP, 0, 2 * kBlock);
-          p4_handoff_put(acc, acc2, 0);
-        }
-        row_products(m0, KCI, I == 3 ? 2 * kBlock : 0, kBlock * (I + 1));
-        if (I == 3) p4_handoff_add(acc, acc2, 0);
-      } else {
-        row_products(m0, KCI, 0, kBlock * (I + 1));
-      }
+      frag_zero(acc);
+      frag_zero(acc2);
+      warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, acc2, dAb, dPb, kCP, packed + KCI, KP, m0, nK, 0,
+                                                                  kBlock * (I + 1));
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc2, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
       // Both rescaled by the same e^{G_i − G_ref(I)}: one exponential for the two (8k a CTA fewer).
       if constexpr (kFac) {
         tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
@@ -1187,23 +1139,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // One accumulator for both products, one epilogue: their rescaling e^{G_ref(J) − G_r} is the
     // same. KDA's ReWY kernel 847.4 -> 832.4 us (1.018x), baseline 1.013x; GDN2's 1.003x / 1.005x
     // alone (it spilled here before 𝒯's zero blocks were skipped; H200, 2026-12-01).
-    // Rows [mr, +16) of the column products of block Jr over the rows [kb, ke) of RC at rc.
-    auto col_products = [&](int mr, int64_t rc, int kb, int ke) {
-      frag_zero(acc);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + rc, KP, mr, nK, kb, ke);
-      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + rc, KP, mr, nK, kb, ke);
-    };
-    if constexpr (kBalance4) {
-      // Block 0's last two k-steps on block 3's warp (before its own one), handed over as above.
-      if (J == 3) {
-        col_products(0, int64_t(packed_rc_offset(0)) * KP, 2 * kBlock, kChunk);
-        p4_handoff_put(acc, acc, 1);
-      }
-      col_products(m0, RCJ, kBlock * J, J == 0 ? 2 * kBlock : kChunk);
-      if (J == 0) p4_handoff_add(acc, acc, 1);
-    } else {
-      col_products(m0, RCJ, kBlock * J, kChunk);
-    }
+    frag_zero(acc);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + RCJ, KP, m0, nK, kBlock * J, kChunk);
+    warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + RCJ, KP, m0, nK, kBlock * J, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
       dk[0][j][e] += x;

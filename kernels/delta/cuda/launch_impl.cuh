@@ -392,8 +392,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-02): `bal4` (KDA's and GDN2's ReWY kernels at K = V =
-// 128, EXP 19 / 21, both warp counts: phase 4's triangular contractions balanced across the row-block warps).
+// one to a variant). None open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -409,14 +408,13 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // LIMIT_S=500 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call2-decide/): removed.
 // `gdnconv` (EXP 14, GDN's ReWY kernel with phase 5's conversion of the factored sums while ∂K̄'s
 // warpgroup product runs) gave 1.001x (worst 0.997x) where `dvstage` won (kGradExp above; H200,
-// 2026-12-02, docs/measurements/2026-12-02-s28/call1-decide/): removed.)
+// 2026-12-02, docs/measurements/2026-12-02-s28/call1-decide/): removed. `bal4` (EXP 19 / 21, KDA's
+// and GDN2's ReWY kernels at K = V = 128: phase 4's triangular contractions balanced across the
+// row-block warps, partial fragments handed over through S5 behind a two-warp named barrier;
+// correct, sanitizers clean) gave 0.996x / 0.992x (H200, 2026-12-02,
+// docs/measurements/2026-12-02-s28/call2-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VT<VAR>::vec_gate && REWY && K == 128 && V == 128)
-    if (experiment("bal4", VAR))  // both warp counts: the GPU tests then cover what would become the default
-      return dispatch_threads(warps, [&](auto nt) {
-        launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, VAR == kKDA ? 19 : 21>(p, s, beside);
-      });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -13,7 +13,8 @@
 #   device:  [FLA_COMPILE=1] [DEFAULT_TESTS=1] SETS='name1 name2@kda,gdn2' [NOSAN=name2] LIMIT_S=570 bash scripts/device-decide.sh
 #   (2026-12-02, 400-420 s with three sets: docs/measurements/2026-12-02-s27/call*-decide/summary.txt)
 #
-# Environment: SETS (REWY_EXPERIMENTS names, one per set, or none with DEFAULT_TESTS=1: the
+# Environment: PICK_DIRECTION (bwd, the default: sets are judged by the Recompute backward; fwd;
+# both: the geomean of the two), SETS (REWY_EXPERIMENTS names, one per set, or none with DEFAULT_TESTS=1: the
 # defaults' tests, table and phases alone; name@v1,v2 lets the set win
 # only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
 # other's kernels, where noise alone could pick it),
@@ -104,7 +105,8 @@ for item in ${SETS:-}; do
   python3 bench/compare_ours.py --algo baseline "$out/ops_default.csv" "$out/ops_$e.csv" | grep bwd
   candidates+=("$e=$out/ops_$e.csv$only")
 done
-python3 bench/pick_sets.py "$out/ops_default.csv" "${candidates[@]}" --variants "$variants" >"$out/pick.txt" ||
+python3 bench/pick_sets.py "$out/ops_default.csv" "${candidates[@]}" --variants "$variants" \
+  --direction "${PICK_DIRECTION:-bwd}" >"$out/pick.txt" ||
   { cat "$out/pick.txt"; exit 1; }
 cat "$out/pick.txt"
 exps=$(tail -n 1 "$out/pick.txt")

@@ -38,6 +38,24 @@ class PickSetsTest(unittest.TestCase):
             self.assertIn("gdn2      default", lines)
             self.assertEqual(run(base, f"a={a}", "--min", "1.2").stdout.splitlines()[-1], "")
 
+    def test_direction_judges_forward_or_both(self):
+        with tempfile.TemporaryDirectory() as d:
+            def write_dirs(name, fwd, bwd):  # {op: ms} each, one shape
+                rows = [f"{op},8,2048,16,128,recompute,bench,fwd,rewy,{ms},{ms}" for op, ms in fwd.items()]
+                rows += [f"{op},8,2048,16,128,recompute,bench,bwd,rewy,{ms},{ms}" for op, ms in bwd.items()]
+                return write_csv(d, name, rows)
+            base = write_dirs("d.csv", {"kda": 1.0, "gdn": 1.0}, {"kda": 2.0, "gdn": 2.0})
+            # f: forward 1.10x, backward 0.99x (kda); even (gdn)
+            f = write_dirs("f.csv", {"kda": 1.0 / 1.1, "gdn": 1.0}, {"kda": 2.0 / 0.99, "gdn": 2.0})
+            self.assertEqual(run(base, f"f={f}", "--variants", "kda,gdn").stdout.splitlines()[-1], "")
+            r = run(base, f"f={f}", "--variants", "kda,gdn", "--direction", "fwd")
+            self.assertEqual(r.stdout.splitlines()[-1], "f:kda")
+            self.assertIn("1.100x Recompute forward", r.stdout)
+            r = run(base, f"f={f}", "--variants", "kda,gdn", "--direction", "both")
+            self.assertEqual(r.stdout.splitlines()[-1], "f:kda")  # sqrt(1.10 * 0.99) = 1.044
+            self.assertIn("1.044x", r.stdout)
+            self.assertNotEqual(run(base, f"f={f}", "--direction", "sideways").returncode, 0)
+
     def test_bad_arguments_are_named(self):
         with tempfile.TemporaryDirectory() as d:
             base = write(d, "d.csv", {"kda": (1.0, 1.0)})

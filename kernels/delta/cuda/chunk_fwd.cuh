@@ -316,7 +316,6 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels (none now).
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
 __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
-  pdl_launch_dependents();  // the state pass after it may launch (state_pass_beside)
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = PrepLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
@@ -499,7 +498,6 @@ struct PrepSplitLayout {
 
 template <int VAR, int K, int V, int NT, bool EARLY = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
-  pdl_launch_dependents();  // the state pass after it may launch (state_pass_beside)
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
   using L = PrepSplitLayout<VAR, K, V, EARLY>;
   constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
@@ -655,7 +653,6 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // NO_Q (GDN's Recompute backward, q_from_row_gates): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
 template <int VAR, int K, int V, int NT, bool NO_Q = false>
 __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
-  pdl_launch_dependents();  // the state pass after it may launch (state_pass_beside)
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   using L = ReplayLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
@@ -1140,14 +1137,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   const bool holds_state = blk.holds_state;
   const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
 
-  float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
-  blk.load_state(Hacc, p.h0);  // an input: before the wait
-  // Launched beside wy_prep or wy_replay (LaunchInfo::state_pass_beside): nothing they write is
-  // read before their grid has finished (a no-op in a grid launched without the attribute).
-  pdl_wait_prerequisite();
-  // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes); only after
-  // the wait above, since state_bwd reads wy_replay's outputs without waiting itself.
+  // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes).
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
+  float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
+  blk.load_state(Hacc, p.h0);
 
   phase_start(p.phase_cycles);
   auto step = [&](int c, char* st) {

@@ -181,7 +181,6 @@ void check_cuda_inputs(const Config& cfg, const Dims& d, const Inputs& in) {
 }
 
 enum class Pass { Forward, Backward };
-int variant_id(Variant v);
 
 // Every launch choice of one pass (forward, or backward with its replay), from Config and the sizes.
 LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass pass) {
@@ -205,7 +204,6 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   else if (cfg.variant == Variant::KDA || cfg.variant == Variant::GDN2) li.prep_split = true;
   if (cfg.replay_warps) li.replay_warps = cfg.replay_warps;
   li.prep_overlap = cfg.prep_overlap;
-  li.state_pass_beside = experiment("pdlprep", variant_id(cfg.variant));
   return li;
 }
 

@@ -15,9 +15,8 @@ namespace rewy::delta::cuda_impl {
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape (and warp count, but grad_chunk's at 16 warps only), so the GPU tests cover
 // what would become the default.
-// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); pdlprep
-// (LaunchInfo::state_pass_beside; delta_cuda.cu's launch_info); grad_chunk's removed ones are
-// listed at launch_impl.cuh's launch_grad.
+// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); grad_chunk's
+// removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
     const char* e = std::getenv("REWY_EXPERIMENTS");
@@ -60,10 +59,6 @@ struct LaunchInfo {
   // Backward with Config::overlap_grad: grad_chunk is launched as a programmatic dependent of
   // state_bwd and starts each chunk once both passes have counted it done (DeltaParams::pass_done).
   bool overlap_grad = false;
-  // The state pass (forward, or the backward's replay) launched as a programmatic dependent of
-  // wy_prep or wy_replay: its CTAs launch during their last wave and wait (griddepcontrol.wait)
-  // for their grid, so the launch gap and the pass's prologue leave the chain.
-  bool state_pass_beside = false;
   // The forward state pass's shared tiles as tensor maps (Config::multicast_state_tiles): with
   // V-slices narrower than V, the slices of a (sequence, head) run as one cluster that loads them
   // once (state_fwd_cluster_kernel). Null: every slice loads its own.

@@ -321,21 +321,25 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
-void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps, bool beside) {
-  if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;  // (never beside)
+void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
+  if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   static const std::string name =
       kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
   launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE>,
-                    StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p, V / BV, s,
-                                                                                       beside);
+                    StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p, V / BV, s);
 }
 
+// (The pass as a programmatic dependent of wy_prep or wy_replay, which triggered at their start,
+// the pass waiting for their grid before its first read, experiment pdlprep: forward 0.986-1.013x,
+// backward 0.95-1.02x, worst at 16 pairs (DeltaNet 0.949x, KDA 0.974x), where the replay's CTAs,
+// launched in wy_replay's last wave, likely land two an SM on the SMs that free first (H200,
+// 2026-12-02, docs/measurements/2026-12-02-s29/call1-pdlprep/): removed.)
 // GDN's Save forward with p.gate_rows set (save_row_gates in delta_cuda.cu): the pass reads q and
 // k and scales by the rows' gates, as the fused Recompute forward does (V-slices of 64 and 128).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
-void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps, bool beside) {
+void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
   dispatch_flag<VAR == kGDN && OUTPUT && STORE && BV % 64 == 0>(p.gate_rows != nullptr, [&](auto sgate) {
-    launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, decltype(sgate)::value>(p, s, maps, beside);
+    launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, decltype(sgate)::value>(p, s, maps);
   });
 }
 
@@ -443,8 +447,8 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, li.prep_overlap, li.prep_split);
-    if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream, li.maps, li.state_pass_beside);
-    else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream, li.maps, li.state_pass_beside);
+    if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream, li.maps);
+    else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream, li.maps);
   });
 }
 
@@ -453,7 +457,7 @@ void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
-    launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps, li.state_pass_beside);
+    launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }
 

@@ -44,6 +44,17 @@ __device__ __forceinline__ void wg_fragment(float (&acc)[1][NT][4], const bf16_t
   wg::wait<0>();
 }
 
+// frag_store_bf16 into a 128-byte-swizzled tile of R rows (wg::tile_offset): a K-major operand of
+// the warpgroup products. (A column pair stays inside its 16-byte piece; the swizzle spreads a
+// warp's 8 rows over every bank, as the padded rows did.)
+template <int R, int NT>
+__device__ __forceinline__ void frag_store_bf16_sw(const float (&acc)[1][NT][4], bf16_t* dst, int m0, int n0) {
+  frag_visit_pairs<1, NT>(m0, n0, [&](int i, int j, int h, int r, int c) {
+    *reinterpret_cast<__nv_bfloat162*>(dst + wg::tile_offset<R>(r, c)) =
+        __floats2bfloat162_rn(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+  });
+}
+
 // Phases of a state_bwd step for REWY_KERNEL_TIMING=2 (thread 0's view), summed over the steps
 // of every V-slice: the wait for the step's tiles, ∂H⁺ to shared memory (and its snapshot out),
 // ∂E (and Q̂ᵀ∂O), then ∂H's update.
@@ -442,7 +453,7 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
-inline constexpr bool kGradSw = EXP == 3 || EXP == 9;
+inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || (EXP >= 23 && EXP <= 26);
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -601,7 +612,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kEarlyWU = REWY && L::kEarlyWU;
   bf16_t* Ws = reinterpret_cast<bf16_t*>(kEarlyWU ? S2 : S1);
   bf16_t* Us = reinterpret_cast<bf16_t*>((kEarlyWU ? S2 : S1) + L::tile_k);
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(kEarlyWU ? S1 : S2);
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(REWY && (EXP == 25 || EXP == 26) ? S5 : kEarlyWU ? S1 : S2);
   bf16_t* dTb = reinterpret_cast<bf16_t*>(S2 + L::cc_f32);  // beside dTf while it is read
   bf16_t* Zb = reinterpret_cast<bf16_t*>(S2);              // after dTf is dead
   bf16_t* packed = reinterpret_cast<bf16_t*>(S1);
@@ -617,6 +628,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (H, read by ∂W, is dead; R_W takes S1 in phase 3) in 16-byte rows, where the channel gates
   // store them from the fragments, 4 bytes a thread (∂E has no slot of its own there).
   constexpr bool kStageDV = EXP == 15 || EXP == 17;
+  // EXP 23 (DeltaNet: 3) and 24 (GDN: 9), experiment wgda: the ReWY step's ∂A = R_W Wᵀ + R_U Uᵀ on
+  // warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j): R_W, R_U, W and U as
+  // 128-byte-swizzled tiles.
+  constexpr bool kWgDA = REWY && EXP >= 23 && EXP <= 26;
+  static_assert(!kWgDA || kSW, "wgda: the swizzled layout");
+  // EXP 25 (DeltaNet) and 26 (GDN), experiment wgrw: 23 / 24 with R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups
+  // at phase 2's end (∂W = −∂E Hᵀ is never formed, phase 3's 𝒯ᵀ product goes; R_W's rounding
+  // point moves from ∂W to R_U); R_W takes ∂W's slot S5.
+  constexpr bool kRW3 = REWY && (EXP == 25 || EXP == 26);
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   bf16_t* dvst = reinterpret_cast<bf16_t*>(S1);
@@ -737,6 +757,24 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   };
   float tmp[1][NTK][4];
 
+  // R_W's direct gradients (Y_W = B ⊙ K ⊙ Γ), then R_W to its tile for ∂A.
+  auto rw_epilogue = [&](float (&acc)[1][NTK][4]) {
+    if constexpr (kFac) {
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { db[0][j][e] += Gam(r, d, e) * acc[0][j][e]; });
+    } else {
+      float rs0 = 0.f, rs1 = 0.f;
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
+        dk[0][j][e] += co * gm * x;
+        add_db(j, e, kk * gm * x, rs0, rs1);
+        dG[0][j][e] += co * kk * gm * x;
+      });
+      flush_db(rs0, rs1);
+    }
+    if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RWb, m0, nK);
+    else if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
+  };
+
   // ---- phase 1: ∂Q̂ = s ∂O Hᵀ, ∂P = s tril(∂O Eᵀ), the last-row state term. (∂K̄ = E ∂H⁺ᵀ waits for
   // phase 5, where its ∂G part is added after the reverse cumsum.)
   {
@@ -816,11 +854,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
   }
   tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
-  if constexpr (kEarlyWU) {  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
-    load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
-    load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
-  }
-  {
+  auto load_WU = [&] {
+    if constexpr (kWgDA) {
+      async_tile_sw128<kChunk, K, NT>(Ws, p.W + baseK, strideK, len);
+      async_tile_sw128<kChunk, V, NT>(Us, p.U + baseV, strideV, len);
+    } else {
+      load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
+      load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
+    }
+  };
+  if constexpr (kEarlyWU) load_WU();  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
+  if constexpr (!kRW3) {
     float acc[1][NTK][4];
     if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, dEs, Hb, nK);
@@ -865,7 +909,16 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
     if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
-    if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
+    if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
+    else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
+  }
+  if constexpr (kRW3) {  // R_W = −R_U Hᵀ
+    wg::fence_smem_writes();
+    __syncthreads();  // R_U is complete
+    float acc[1][NTK][4];
+    wg_fragment<NTK, V, K>(acc, RUb, Hb, nK);
+    frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
+    rw_epilogue(acc);
   }
   if constexpr (!REWY) {
     __syncthreads();  // ∂W has read H; Y_U takes the slot of E (RUb is not used by the baseline)
@@ -883,10 +936,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 2);
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
-  if constexpr (REWY && !kEarlyWU) {
-    load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
-    load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
-  }
+  if constexpr (REWY && !kEarlyWU) load_WU();
   if constexpr (VAR == kGDN2) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
   if constexpr (kStageDV) {  // before tiles_landed's barrier: R_W then takes S1
     store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
@@ -906,27 +956,24 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     __syncthreads();
   }
-  {
+  if constexpr (!kRW3) {
     float acc[1][NTK][4];
     frag_zero(acc);
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, Tb, kCP, dWb, KP, m0, nK, kTriP3 ? m0 : 0, kChunk);
-    if constexpr (kFac) {
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { db[0][j][e] += Gam(r, d, e) * acc[0][j][e]; });
-    } else {
-      float rs0 = 0.f, rs1 = 0.f;
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e], gm = Gam(r, d, e), co = bco(r, d, e), kk = kv(r, d, e);
-        dk[0][j][e] += co * gm * x;
-        add_db(j, e, kk * gm * x, rs0, rs1);
-        dG[0][j][e] += co * kk * gm * x;
-      });
-      flush_db(rs0, rs1);
-    }
-    if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
+    rw_epilogue(acc);
   }
   float dA[1][NTC][4];
   frag_zero(dA);
-  if constexpr (REWY) {
+  if constexpr (kWgDA) {
+    wg::fence_smem_writes();  // R_W, R_U and this thread's landed W, U, for wgmma's async proxy
+    __syncthreads();
+    wg::gemm_issue<8 * NTC, K, wg::Major::K, wg::Major::K, kChunk>(reinterpret_cast<float(&)[4 * NTC]>(dA), RWb,
+                                                                   Ws + cn0 * wg::kPanel, false);
+    wg::gemm_issue<8 * NTC, V, wg::Major::K, wg::Major::K, kChunk>(reinterpret_cast<float(&)[4 * NTC]>(dA), RUb,
+                                                                   Us + cn0 * wg::kPanel, true);
+    wg::commit();
+    wg::wait<0>();
+  } else if constexpr (REWY) {
     __syncthreads();
     // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ) (column tiles above the diagonal block are masked: skipped)
     warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K, kTriP3 ? cm0 + kBlock : kAllColumns);

@@ -397,7 +397,8 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). None open.
+// one to a variant). Open (prepared 2026-12-02): `wgda` (DeltaNet's and GDN's ReWY kernels, EXP 23 / 24:
+// the ∂A product on warpgroups) and `wgrw` (EXP 25 / 26: wgda with R_W = −R_U Hᵀ on warpgroups).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -420,6 +421,15 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // docs/measurements/2026-12-02-s28/call2-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
+  if constexpr ((VAR == kDeltaNet || VAR == kGDN) && REWY)
+    if (experiment("wgda", VAR) || experiment("wgrw", VAR)) {  // both warp counts: the GPU tests then cover them
+      const bool rw = experiment("wgrw", VAR);
+      return dispatch_threads(warps, [&](auto nt) {
+        constexpr int NT = decltype(nt)::value, kDA = VAR == kDeltaNet ? 23 : 24;
+        if (rw) launch_grad_threads<VAR, K, V, REWY, NT, kDA + 2>(p, s, beside);
+        else launch_grad_threads<VAR, K, V, REWY, NT, kDA>(p, s, beside);
+      });
+    }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -393,7 +393,7 @@ std::vector<T> unit_lower_inverse(const std::vector<T>& A, int n) {
 // ∂Y and ∂A are rounded to bf16 before the key contractions when `round`.
 template <typename T>
 void wy_backward(BackwardAlgo algo, int n, int KV, const T* Tinv, const T* X, const T* Y, const T* dX, T* dY,
-                 T* dA, bool round) {
+                 T* dA, bool round, const T* rw_state = nullptr, int K = 0) {
   const char* st = "wy";
   auto stril = [n](T* M, T sign) {
     for (int i = 0; i < n; ++i)
@@ -402,6 +402,13 @@ void wy_backward(BackwardAlgo algo, int n, int KV, const T* Tinv, const T* X, co
   if (algo == BackwardAlgo::ReWY) {
     local_gemm(st, "R1", n, KV, n, T(1), Tinv, n, true, dX, KV, false, T(0), dY, KV);
     round_bf16_if(round, dY, size_t(n) * KV);
+    // rw_state (the bf16 twin of DeltaNet's and GDN's CUDA kernels, H [K][V]): R_W = 𝒯ᵀ∂W, with
+    // ∂W = −∂E Hᵀ, formed as −R_U Hᵀ from the rounded R_U, where those kernels round.
+    if (rw_state) {
+      const int V = KV - K;
+      local_gemm(st, "R1w", n, K, V, T(-1), dY + K, KV, false, rw_state, V, true, T(0), dY, KV);
+      for (int i = 0; i < n; ++i) round_bf16_if(round, dY + size_t(i) * KV, size_t(K));
+    }
     local_gemm(st, "R2", n, n, KV, T(1), dY, KV, false, X, KV, true, T(0), dA, n);
     stril(dA, T(-1));  // the diagonal of R Xᵀ is not zero (§10.1)
   } else {

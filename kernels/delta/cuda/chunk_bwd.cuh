@@ -448,12 +448,12 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
     if (atomicAdd(p.grad_done, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1) pdl_wait_prerequisite();
 }
 
-// SW (grad_chunk's EXP 3, 9 and 14): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
+// SW (grad_chunk's EXP 3, 9, 25 and 26): H, ∂O, E, ∂E and ∂H⁺ as 128-byte-swizzled tiles (S1-S4 and ∂E's
 // own slot 1024-byte aligned from a base the kernel aligns), read by the warpgroup products (phase
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
-inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || (EXP >= 23 && EXP <= 26);
+inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -501,20 +501,21 @@ struct GradLayout {
 inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU", "p3 RW,dA", "p4 contract",
                                                "p5 dKbar,out", "dg scan", "p4 packs"};
 
-// EXP (the defaults: launch_impl.cuh's kGradWg): 3, products on warpgroups (phase 1's s ∂O Hᵀ and
-// s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's; 9, GDN's: 3 with the factored accumulators
-// (kFac) in its ReWY kernel; 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
+// EXP (the defaults: launch_impl.cuh's kGradWg, kGradExp): 3, products on warpgroups (phase 1's
+// s ∂O Hᵀ and s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's baseline; 9, GDN's baseline: 3 with the
+// factored accumulators (kFac) in its ReWY kernel; 25 and 26, DeltaNet's and GDN's ReWY kernels: 3 and
+// 9 with R_W = −R_U Hᵀ and ∂A on warpgroups (kRW3); 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
 // phase-4 row products; 15 and 17, KDA's and GDN2's ReWY kernels at K = V = 128: 5 and 7 with ∂v
 // and ∂w staged for 16-byte stores (kStageDV; launch_impl.cuh's kGradExp).
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
 // fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
 // phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks), 13 (KDA: phase 2's
-// fragment prefetch), 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product) and 19 / 21
-// (KDA / GDN2: phase 4's contractions balanced across the row-block warps), measured on
-// 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
+// fragment prefetch), 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product), 19 / 21
+// (KDA / GDN2: phase 4's contractions balanced across the row-block warps) and 23 / 24 (DeltaNet / GDN:
+// ∂A alone on warpgroups), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // kSW: the products on warpgroups (EXP 3, 9, 14), their operands swizzled (GradLayout's SW).
+  // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
@@ -612,7 +613,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kEarlyWU = REWY && L::kEarlyWU;
   bf16_t* Ws = reinterpret_cast<bf16_t*>(kEarlyWU ? S2 : S1);
   bf16_t* Us = reinterpret_cast<bf16_t*>((kEarlyWU ? S2 : S1) + L::tile_k);
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(REWY && (EXP == 25 || EXP == 26) ? S5 : kEarlyWU ? S1 : S2);
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(REWY && (EXP == 25 || EXP == 26) ? S5 : REWY && EXP == 27 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dTb = reinterpret_cast<bf16_t*>(S2 + L::cc_f32);  // beside dTf while it is read
   bf16_t* Zb = reinterpret_cast<bf16_t*>(S2);              // after dTf is dead
   bf16_t* packed = reinterpret_cast<bf16_t*>(S1);
@@ -627,19 +628,21 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXP 15 (KDA) and 17 (GDN2), the defaults at K = V = 128: ∂v (and GDN2's ∂w) leave phase 2 through S1
   // (H, read by ∂W, is dead; R_W takes S1 in phase 3) in 16-byte rows, where the channel gates
   // store them from the fragments, 4 bytes a thread (∂E has no slot of its own there).
-  constexpr bool kStageDV = EXP == 15 || EXP == 17;
-  // EXP 23 (DeltaNet: 3) and 24 (GDN: 9), experiment wgda: the ReWY step's ∂A = R_W Wᵀ + R_U Uᵀ on
-  // warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j): R_W, R_U, W and U as
-  // 128-byte-swizzled tiles.
-  constexpr bool kWgDA = REWY && EXP >= 23 && EXP <= 26;
-  static_assert(!kWgDA || kSW, "wgda: the swizzled layout");
-  // EXP 25 (DeltaNet) and 26 (GDN), experiment wgrw: 23 / 24 with R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups
-  // at phase 2's end (∂W = −∂E Hᵀ is never formed, phase 3's 𝒯ᵀ product goes; R_W's rounding
-  // point moves from ∂W to R_U); R_W takes ∂W's slot S5.
-  constexpr bool kRW3 = REWY && (EXP == 25 || EXP == 26);
+  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27;
+  // EXP 25 (DeltaNet: 3) and 26 (GDN: 9), the ReWY defaults: R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups at
+  // phase 2's end (∂W = −∂E Hᵀ is never formed and phase 3's 𝒯ᵀ product goes; R_W is rounded from
+  // the bf16 R_U, as the bf16 twin does: wy_backward's rw_state), R_W in ∂W's slot S5; then ∂A =
+  // R_W Wᵀ + R_U Uᵀ on warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j), with
+  // R_W, R_U, W and U as 128-byte-swizzled tiles. (∂A's product alone, EXP 23 / 24: 1.005x / 1.000x.)
+  constexpr bool kWgDA = REWY && (EXP == 25 || EXP == 26);
+  // EXP 27 (KDA: 15), experiment rwkda: R_W = −R_U Hᵀ too, by warp products (R_W in ∂E's slot S4,
+  // dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives until R_W).
+  constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
+  static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
-  bf16_t* dvst = reinterpret_cast<bf16_t*>(S1);
+  constexpr bool kStageS5 = EXP == 27;  // ∂v staged in S5 (H in S1 is still read)
+  bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -899,7 +902,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
     if constexpr (kStageDV) {
-      __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
+      if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
       frag_store_bf16(out, dvst, VP, m0, nV);
       if constexpr (VAR == kGDN2) frag_store_bf16(rsum, dwst, VP, m0, nV);
     } else if constexpr (L::kOwnDE) {
@@ -913,10 +916,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
   }
   if constexpr (kRW3) {  // R_W = −R_U Hᵀ
-    wg::fence_smem_writes();
-    __syncthreads();  // R_U is complete
+    if constexpr (kWgDA) wg::fence_smem_writes();
+    __syncthreads();  // R_U is complete (and ∂E, in S4, read)
     float acc[1][NTK][4];
-    wg_fragment<NTK, V, K>(acc, RUb, Hb, nK);
+    if constexpr (kWgDA) {
+      wg_fragment<NTK, V, K>(acc, RUb, Hb, nK);
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, RUb, VP, Hb, kLdH, m0, nK, 0, V);
+    }
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
     rw_epilogue(acc);
   }

@@ -379,9 +379,15 @@ inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == k
 // kStageDV): Recompute backward KDA 1.007x, GDN2 1.018x, Save 1.010x / 1.037x (H200, 2026-12-02,
 // `FLA_COMPILE=1 SETS='gdnconv@gdn dvstage@kda,gdn2' LIMIT_S=575 bash scripts/device-decide.sh`,
 // docs/measurements/2026-12-02-s28/call1-decide/). S1 holds both tiles only there (static_assert).
+// DeltaNet's and GDN's ReWY kernels form R_W = 𝒯ᵀ∂W as −R_U Hᵀ on warpgroups (∂W is never formed,
+// the 𝒯ᵀ product goes) and ∂A on warpgroups (EXP 25 / 26, chunk_bwd.cuh's kRW3): Recompute
+// backward 1.033x / 1.018x (worst 1.024x / 1.013x), grad_chunk at shape 0 432.7 -> 405.8 us and
+// 509.3 -> 492.3 us (H200, 2026-12-02, `VARIANTS=deltanet,gdn,kda,gdn2 SETS='wgda@deltanet,gdn
+// wgrw@deltanet,gdn' LIMIT_S=570 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s29/call2-decide/).
 template <int VAR, int K, int V, bool REWY>
-inline constexpr int kGradExp =
-    VT<VAR>::vec_gate && REWY && K == 128 && V == 128 ? (VAR == kKDA ? 15 : 17) : kGradWg<VAR>;
+inline constexpr int kGradExp = VT<VAR>::vec_gate ? (REWY && K == 128 && V == 128 ? (VAR == kKDA ? 15 : 17) : kGradWg<VAR>)
+                                : REWY ? (VAR == kDeltaNet ? 25 : 26)
+                                       : kGradWg<VAR>;
 
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradExp<VAR, K, V, REWY>>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
@@ -397,8 +403,8 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-02): `wgda` (DeltaNet's and GDN's ReWY kernels, EXP 23 / 24:
-// the ∂A product on warpgroups) and `wgrw` (EXP 25 / 26: wgda with R_W = −R_U Hᵀ on warpgroups).
+// one to a variant). Open (prepared 2026-12-02): `rwkda` (KDA's ReWY kernel at K = V = 128, EXP 27:
+// R_W = −R_U Hᵀ by warp products, as DeltaNet's and GDN's EXP 25 / 26 on warpgroups).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -418,18 +424,14 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // and GDN2's ReWY kernels at K = V = 128: phase 4's triangular contractions balanced across the
 // row-block warps, partial fragments handed over through S5 behind a two-warp named barrier;
 // correct, sanitizers clean) gave 0.996x / 0.992x (H200, 2026-12-02,
-// docs/measurements/2026-12-02-s28/call2-decide/): removed.)
+// docs/measurements/2026-12-02-s28/call2-decide/): removed. `wgda` (EXP 23 / 24, DeltaNet's and GDN's
+// ReWY ∂A alone on warpgroups) gave 1.005x / 1.000x where `wgrw` (the same with R_W = −R_U Hᵀ) won
+// (kGradExp above; H200, 2026-12-02, docs/measurements/2026-12-02-s29/call2-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr ((VAR == kDeltaNet || VAR == kGDN) && REWY)
-    if (experiment("wgda", VAR) || experiment("wgrw", VAR)) {  // both warp counts: the GPU tests then cover them
-      const bool rw = experiment("wgrw", VAR);
-      return dispatch_threads(warps, [&](auto nt) {
-        constexpr int NT = decltype(nt)::value, kDA = VAR == kDeltaNet ? 23 : 24;
-        if (rw) launch_grad_threads<VAR, K, V, REWY, NT, kDA + 2>(p, s, beside);
-        else launch_grad_threads<VAR, K, V, REWY, NT, kDA>(p, s, beside);
-      });
-    }
+  if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)
+    if (experiment("rwkda", VAR))  // both warp counts: the GPU tests then cover what would become the default
+      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 27>(p, s, beside); });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -505,8 +505,8 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // s ∂O Hᵀ and s ∂O Eᵀ, phase 2's ∂W, phase 5's ∂K̄), DeltaNet's baseline; 9, GDN's baseline: 3 with the
 // factored accumulators (kFac) in its ReWY kernel; 25 and 26, DeltaNet's and GDN's ReWY kernels: 3 and
 // 9 with R_W = −R_U Hᵀ and ∂A on warpgroups (kRW3); 5, KDA's: the factored accumulators; 7, GDN2's: 5 with KDA's paired
-// phase-4 row products; 15 and 17, KDA's and GDN2's ReWY kernels at K = V = 128: 5 and 7 with ∂v
-// and ∂w staged for 16-byte stores (kStageDV; launch_impl.cuh's kGradExp).
+// phase-4 row products; 17, GDN2's ReWY kernel at K = V = 128: 7 with ∂v and ∂w staged for
+// 16-byte stores (kStageDV; 15 the same for KDA's); 27, KDA's there: 15 with R_W = −R_U Hᵀ (kRW3).
 // (Phase 1's alone, EXP 2, phase 5's alone, EXP 4, and, with the factored accumulators, 6 (the
 // fragment prefetch everywhere), 8 (3's warpgroups for KDA and GDN2), 10 (GDN: DeltaNet's paired
 // phase-4 row products), 11 (KDA: phase 1's ∂P skipping the masked blocks), 13 (KDA: phase 2's
@@ -625,9 +625,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   float* KbdKb = reinterpret_cast<float*>(S2);
   bf16_t* dvs = reinterpret_cast<bf16_t*>(S4);  // staged dv, phases 2-3, where ∂E has its own slot
   bf16_t* dbs = reinterpret_cast<bf16_t*>(S5);  // GDN2's staged db, phase 5 (S5 held ∂W up to phase 3)
-  // EXP 15 (KDA) and 17 (GDN2), the defaults at K = V = 128: ∂v (and GDN2's ∂w) leave phase 2 through S1
-  // (H, read by ∂W, is dead; R_W takes S1 in phase 3) in 16-byte rows, where the channel gates
-  // store them from the fragments, 4 bytes a thread (∂E has no slot of its own there).
+  // EXP 17 (GDN2) and 27 (KDA), the defaults at K = V = 128 (15: KDA's before 27): ∂v (and GDN2's
+  // ∂w) leave phase 2 through S1 (H, read by ∂W, is dead; R_W takes S1 in phase 3; EXP 27: S5) in
+  // 16-byte rows, where the channel gates store them from the fragments, 4 bytes a thread (∂E has no
+  // slot of its own there).
   constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27;
   // EXP 25 (DeltaNet: 3) and 26 (GDN: 9), the ReWY defaults: R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups at
   // phase 2's end (∂W = −∂E Hᵀ is never formed and phase 3's 𝒯ᵀ product goes; R_W is rounded from
@@ -635,8 +636,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // R_W Wᵀ + R_U Uᵀ on warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j), with
   // R_W, R_U, W and U as 128-byte-swizzled tiles. (∂A's product alone, EXP 23 / 24: 1.005x / 1.000x.)
   constexpr bool kWgDA = REWY && (EXP == 25 || EXP == 26);
-  // EXP 27 (KDA: 15), experiment rwkda: R_W = −R_U Hᵀ too, by warp products (R_W in ∂E's slot S4,
-  // dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives until R_W).
+  // EXP 27 (KDA at K = V = 128: 15 with this), the default: R_W = −R_U Hᵀ too, by warp products (R_W
+  // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
+  // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
   constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),

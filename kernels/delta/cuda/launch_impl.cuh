@@ -384,8 +384,13 @@ inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == k
 // backward 1.033x / 1.018x (worst 1.024x / 1.013x), grad_chunk at shape 0 432.7 -> 405.8 us and
 // 509.3 -> 492.3 us (H200, 2026-12-02, `VARIANTS=deltanet,gdn,kda,gdn2 SETS='wgda@deltanet,gdn
 // wgrw@deltanet,gdn' LIMIT_S=570 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s29/call2-decide/).
+// KDA's at K = V = 128 forms R_W = −R_U Hᵀ too, by warp products (EXP 27: 15 with R_W in ∂E's slot
+// and ∂v staged in ∂W's): Recompute backward 1.013x (worst 1.011x), Save 1.018x, grad_chunk at
+// shape 0 791.0 -> 775.5 us (H200, 2026-12-02, `DEFAULT_TESTS=1 VARIANTS=deltanet,gdn,kda,gdn2
+// SETS='rwkda@kda' LIMIT_S=560 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s29/call3-decide/).
+// (GDN2's would need a fourth slot in phase 2: its ∂w staging and b take the ones KDA's uses.)
 template <int VAR, int K, int V, bool REWY>
-inline constexpr int kGradExp = VT<VAR>::vec_gate ? (REWY && K == 128 && V == 128 ? (VAR == kKDA ? 15 : 17) : kGradWg<VAR>)
+inline constexpr int kGradExp = VT<VAR>::vec_gate ? (REWY && K == 128 && V == 128 ? (VAR == kKDA ? 27 : 17) : kGradWg<VAR>)
                                 : REWY ? (VAR == kDeltaNet ? 25 : 26)
                                        : kGradWg<VAR>;
 
@@ -403,8 +408,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-02): `rwkda` (KDA's ReWY kernel at K = V = 128, EXP 27:
-// R_W = −R_U Hᵀ by warp products, as DeltaNet's and GDN's EXP 25 / 26 on warpgroups).
+// one to a variant). None open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -429,9 +433,6 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // (kGradExp above; H200, 2026-12-02, docs/measurements/2026-12-02-s29/call2-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)
-    if (experiment("rwkda", VAR))  // both warp counts: the GPU tests then cover what would become the default
-      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 27>(p, s, beside); });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

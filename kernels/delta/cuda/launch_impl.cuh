@@ -408,7 +408,9 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). None open.
+// one to a variant). Open (prepared 2026-12-02, not yet run on a device): `rwgdn2` (GDN2's ReWY
+// kernel at K = V = 128, EXP 28: R_W = −R_U Hᵀ as KDA's EXP 27, R_W stored in phase 3, ∂w from the
+// fragments).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -433,6 +435,9 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // (kGradExp above; H200, 2026-12-02, docs/measurements/2026-12-02-s29/call2-decide/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
+  if constexpr (VAR == kGDN2 && REWY && K == 128 && V == 128)
+    if (experiment("rwgdn2", VAR))  // both warp counts: the GPU tests then cover what would become the default
+      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 28>(p, s, beside); });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Each variant's experiment set from whole-op timings of one build (scripts/device-decide.sh):
 the set with the best Recompute ReWY backward geomean of default ms / set ms (bench gates, the
-shapes both CSVs hold; --direction fwd: the forward's, both: the geomean of the two), if above --min; a set named with @v1,v2 competes only for those variants
-(it changes no other's kernels, where noise alone could pick it). The last line printed is the
+shapes both CSVs hold; --direction fwd: the forward's, both: the geomean of the two), if above
+--min; a set named with @v1,v2 competes only for those variants (it changes no other's kernels,
+where noise alone could pick it). The last line printed is the
 REWY_EXPERIMENTS value, set:variant pairs (empty where no set wins).
 
   python3 bench/pick_sets.py DEFAULT.csv NAME=SET.csv[@v1,v2] ... [--variants gdn,kda,gdn2] [--min 1.005]

@@ -402,8 +402,8 @@ void wy_backward(BackwardAlgo algo, int n, int KV, const T* Tinv, const T* X, co
   if (algo == BackwardAlgo::ReWY) {
     local_gemm(st, "R1", n, KV, n, T(1), Tinv, n, true, dX, KV, false, T(0), dY, KV);
     round_bf16_if(round, dY, size_t(n) * KV);
-    // rw_state (the bf16 twin of DeltaNet's and GDN's CUDA kernels, H [K][V]): R_W = 𝒯ᵀ∂W, with
-    // ∂W = −∂E Hᵀ, formed as −R_U Hᵀ from the rounded R_U, where those kernels round.
+    // rw_state (the bf16 twin of the CUDA kernels that do so, H [K][V]; chunk.cpp's rw_from_ru):
+    // R_W = 𝒯ᵀ∂W, with ∂W = −∂E Hᵀ, formed as −R_U Hᵀ from the rounded R_U, where they round.
     if (rw_state) {
       const int V = KV - K;
       local_gemm(st, "R1w", n, K, V, T(-1), dY + K, KV, false, rw_state, V, true, T(0), dY, KV);

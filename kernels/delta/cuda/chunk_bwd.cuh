@@ -613,7 +613,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kEarlyWU = REWY && L::kEarlyWU;
   bf16_t* Ws = reinterpret_cast<bf16_t*>(kEarlyWU ? S2 : S1);
   bf16_t* Us = reinterpret_cast<bf16_t*>((kEarlyWU ? S2 : S1) + L::tile_k);
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(REWY && (EXP == 25 || EXP == 26) ? S5 : REWY && EXP == 27 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dTb = reinterpret_cast<bf16_t*>(S2 + L::cc_f32);  // beside dTf while it is read
   bf16_t* Zb = reinterpret_cast<bf16_t*>(S2);              // after dTf is dead
   bf16_t* packed = reinterpret_cast<bf16_t*>(S1);
@@ -645,10 +644,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kRW3 = kWgDA || (REWY && (EXP == 27 || EXP == 28));
   constexpr bool kRWLate = REWY && EXP == 28;
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
+  static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
-  constexpr bool kStageS5 = EXP == 27 || EXP == 28;  // ∂v staged in S5 (H in S1 is still read)
-  constexpr bool kStageDW = kStageDV && EXP != 28;   // GDN2's ∂w staged (in S1) too
+  constexpr bool kStageS5 = kStageDV && kRW3;      // ∂v staged in S5 (H in S1 is still read)
+  constexpr bool kStageDW = kStageDV && !kRWLate;  // GDN2's ∂w staged (in S1) too
+  // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, S1 once H is dead.
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 && !kRWLate ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
@@ -874,15 +876,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
   };
   if constexpr (kEarlyWU) load_WU();  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
-  if constexpr (!kRW3) {
-    float acc[1][NTK][4];
+  // acc = −A Hᵀ for A [C][V] in ∂E's layout (∂E: ∂W; R_U: R_W = 𝒯ᵀ∂W).
+  auto minus_times_Ht = [&](float (&acc)[1][NTK][4], const bf16_t* A) {
     if constexpr (kSW) {
-      wg_fragment<NTK, V, K>(acc, dEs, Hb, nK);
+      wg_fragment<NTK, V, K>(acc, A, Hb, nK);
     } else {
       frag_zero(acc);
-      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, dEs, VP, Hb, kLdH, m0, nK, 0, V);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, A, VP, Hb, kLdH, m0, nK, 0, V);
     }
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
+  };
+  if constexpr (!kRW3) {
+    float acc[1][NTK][4];
+    minus_times_Ht(acc, dEs);
     frag_store_bf16(acc, dWb, KP, m0, nK);
   }
   {
@@ -922,24 +928,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
     else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
   }
-  [[maybe_unused]] float rw_late[1][kRWLate ? NTK : 1][4];  // kRWLate: R_W, to S1 in phase 3
+  [[maybe_unused]] float rw[1][NTK][4];  // R_W (kRWLate: to S1 in phase 3)
   if constexpr (kRW3) {  // R_W = −R_U Hᵀ
     if constexpr (kWgDA) wg::fence_smem_writes();
     __syncthreads();  // R_U is complete (and ∂E, in S4, read)
-    float acc[1][NTK][4];
-    if constexpr (kWgDA) {
-      wg_fragment<NTK, V, K>(acc, RUb, Hb, nK);
-    } else {
-      frag_zero(acc);
-      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetchP2>(acc, RUb, VP, Hb, kLdH, m0, nK, 0, V);
-    }
-    frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
-    rw_epilogue(acc);
-    if constexpr (kRWLate)
-#pragma unroll
-      for (int j = 0; j < NTK; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) rw_late[0][j][e] = acc[0][j][e];
+    minus_times_Ht(rw, RUb);
+    rw_epilogue(rw);
   }
   if constexpr (!REWY) {
     __syncthreads();  // ∂W has read H; Y_U takes the slot of E (RUb is not used by the baseline)
@@ -963,7 +957,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
     if constexpr (VAR == kGDN2 && kStageDW) store_tile_rows<kChunk, V, NT>(p.dw + baseV, strideV, dwst, VP, len);
   }
-  if constexpr (kRWLate) frag_store_bf16(rw_late, RWb, KP, m0, nK);  // S1: phase 2's R_W products read H there
+  if constexpr (kRWLate) frag_store_bf16(rw, RWb, KP, m0, nK);  // S1: phase 2's R_W products read H there
   tiles_landed();
   if constexpr (L::kOwnDE) store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvs, VP, len);
   if constexpr (!REWY) {

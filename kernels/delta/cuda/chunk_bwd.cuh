@@ -628,7 +628,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // ∂w) leave phase 2 through S1 (H, read by ∂W, is dead; R_W takes S1 in phase 3; EXP 27: S5) in
   // 16-byte rows, where the channel gates store them from the fragments, 4 bytes a thread (∂E has no
   // slot of its own there).
-  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27 || EXP == 28;
+  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27;
   // EXP 25 (DeltaNet: 3) and 26 (GDN: 9), the ReWY defaults: R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups at
   // phase 2's end (∂W = −∂E Hᵀ is never formed and phase 3's 𝒯ᵀ product goes; R_W is rounded from
   // the bf16 R_U, as the bf16 twin does: wy_backward's rw_state), R_W in ∂W's slot S5; then ∂A =
@@ -638,19 +638,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXP 27 (KDA at K = V = 128: 15 with this), the default: R_W = −R_U Hᵀ too, by warp products (R_W
   // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
   // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
-  // EXP 28 (GDN2 at K = V = 128: 17 with this), experiment rwgdn2: the same, but GDN2's b takes S4 in
-  // phase 3, so R_W stays in registers across phase 2's last barrier and goes to S1 (H, then dead)
-  // in phase 3, and ∂w leaves phase 2 from the fragments (only ∂v is staged, in S5).
-  constexpr bool kRW3 = kWgDA || (REWY && (EXP == 27 || EXP == 28));
-  constexpr bool kRWLate = REWY && EXP == 28;
+  // (GDN2's, with R_W kept in registers to phase 3 since its b takes S4: 0.986x, H200, 2026-12-03.)
+  constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
-  constexpr bool kStageS5 = kStageDV && kRW3;      // ∂v staged in S5 (H in S1 is still read)
-  constexpr bool kStageDW = kStageDV && !kRWLate;  // GDN2's ∂w staged (in S1) too
-  // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, S1 once H is dead.
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 && !kRWLate ? S4 : kEarlyWU ? S1 : S2);
+  constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
+  // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
@@ -784,7 +780,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       flush_db(rs0, rs1);
     }
     if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RWb, m0, nK);
-    else if constexpr (REWY && !kRWLate) frag_store_bf16(acc, RWb, KP, m0, nK);
+    else if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
   };
 
   // ---- phase 1: ∂Q̂ = s ∂O Hᵀ, ∂P = s tril(∂O Eᵀ), the last-row state term. (∂K̄ = E ∂H⁺ᵀ waits for
@@ -917,21 +913,21 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if constexpr (kStageDV) {
       if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
       frag_store_bf16(out, dvst, VP, m0, nV);
-      if constexpr (VAR == kGDN2 && kStageDW) frag_store_bf16(rsum, dwst, VP, m0, nV);
+      if constexpr (VAR == kGDN2) frag_store_bf16(rsum, dwst, VP, m0, nV);
     } else if constexpr (L::kOwnDE) {
       frag_store_bf16(out, dvs, VP, m0, nV);  // leaves in 16-byte rows in phase 3
     } else {
       frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     }
-    if constexpr (VAR == kGDN2 && !kStageDW) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
+    if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
     if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
     if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
     else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
   }
-  [[maybe_unused]] float rw[1][NTK][4];  // R_W (kRWLate: to S1 in phase 3)
   if constexpr (kRW3) {  // R_W = −R_U Hᵀ
     if constexpr (kWgDA) wg::fence_smem_writes();
     __syncthreads();  // R_U is complete (and ∂E, in S4, read)
+    float rw[1][NTK][4];
     minus_times_Ht(rw, RUb);
     rw_epilogue(rw);
   }
@@ -955,9 +951,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (VAR == kGDN2) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
   if constexpr (kStageDV) {  // before tiles_landed's barrier: R_W then takes S1
     store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
-    if constexpr (VAR == kGDN2 && kStageDW) store_tile_rows<kChunk, V, NT>(p.dw + baseV, strideV, dwst, VP, len);
+    if constexpr (VAR == kGDN2) store_tile_rows<kChunk, V, NT>(p.dw + baseV, strideV, dwst, VP, len);
   }
-  if constexpr (kRWLate) frag_store_bf16(rw, RWb, KP, m0, nK);  // S1: phase 2's R_W products read H there
   tiles_landed();
   if constexpr (L::kOwnDE) store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvs, VP, len);
   if constexpr (!REWY) {

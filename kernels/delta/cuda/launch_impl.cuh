@@ -408,9 +408,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-02, not yet run on a device): `rwgdn2` (GDN2's ReWY
-// kernel at K = V = 128, EXP 28: R_W = −R_U Hᵀ as KDA's EXP 27, R_W stored in phase 3, ∂w from the
-// fragments).
+// one to a variant).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -432,12 +430,12 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // correct, sanitizers clean) gave 0.996x / 0.992x (H200, 2026-12-02,
 // docs/measurements/2026-12-02-s28/call2-decide/): removed. `wgda` (EXP 23 / 24, DeltaNet's and GDN's
 // ReWY ∂A alone on warpgroups) gave 1.005x / 1.000x where `wgrw` (the same with R_W = −R_U Hᵀ) won
-// (kGradExp above; H200, 2026-12-02, docs/measurements/2026-12-02-s29/call2-decide/): removed.)
+// (kGradExp above; H200, 2026-12-02, docs/measurements/2026-12-02-s29/call2-decide/): removed.
+// `rwgdn2` (EXP 28, GDN2's ReWY kernel at K = V = 128 with R_W = −R_U Hᵀ as KDA's EXP 27, R_W kept
+// in registers to phase 3 since GDN2's b takes S4) gave 0.986x (H200, 2026-12-03,
+// docs/measurements/2026-12-03-s30/call1-rwgdn2/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VAR == kGDN2 && REWY && K == 128 && V == 128)
-    if (experiment("rwgdn2", VAR))  // both warp counts: the GPU tests then cover what would become the default
-      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 28>(p, s, beside); });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

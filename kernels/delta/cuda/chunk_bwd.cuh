@@ -628,7 +628,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // ∂w) leave phase 2 through S1 (H, read by ∂W, is dead; R_W takes S1 in phase 3; EXP 27: S5) in
   // 16-byte rows, where the channel gates store them from the fragments, 4 bytes a thread (∂E has no
   // slot of its own there).
-  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27 || EXP == 29 || EXP == 30;
+  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27;
   // EXP 25 (DeltaNet: 3) and 26 (GDN: 9), the ReWY defaults: R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups at
   // phase 2's end (∂W = −∂E Hᵀ is never formed and phase 3's 𝒯ᵀ product goes; R_W is rounded from
   // the bf16 R_U, as the bf16 twin does: wy_backward's rw_state), R_W in ∂W's slot S5; then ∂A =
@@ -639,12 +639,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
   // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
   // (GDN2's, with R_W kept in registers to phase 3 since its b takes S4: 0.986x, H200, 2026-12-03.)
-  constexpr bool kRW3 = kWgDA || (REWY && (EXP == 27 || EXP == 29));
-  // EXP 29 / 30 (KDA's 27, GDN2's 17 with this), experiment chainexp: phase 4's packed builds take
-  // one exponential a row and channel and chain the other blocks' factors (packed_col_rows8's
-  // CHAIN: 41k exponentials a CTA to 16k) through a ratio table in S5 (dead from phase 3's ∂A).
-  constexpr bool kChain = REWY && (EXP == 29 || EXP == 30);
-  [[maybe_unused]] float* rho = reinterpret_cast<float*>(S5);
+  constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
@@ -991,7 +986,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     wg::wait<0>();
   } else if constexpr (REWY) {
     __syncthreads();
-    if constexpr (kChain) ref_ratios<K, NT>(rho, Gs);  // S5 (∂W's or the staged ∂v) is dead; read in phase 4
     // R2: ∂A = −stril(R_W Wᵀ + R_U Uᵀ) (column tiles above the diagonal block are masked: skipped)
     warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RWb, KP, Ws, KP, cm0, cn0, 0, K, kTriP3 ? cm0 + kBlock : kAllColumns);
     warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, VP, Us, VP, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
@@ -1120,7 +1114,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       float g[8], k[8], x[8];
       load8(g, Gs + j * GL + d0);
       load8(k, ks + j * KP + d0);
-      packed_col_rows8<K, true, kChain>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2, rho);
+      packed_col_rows8<K, true>(j, j / kBlock, d0, g, k, x, Gs, packed, packed2);
     });
     __syncthreads();
     phase_mark(p.phase_cycles, 7);  // phase 4's packed build, apart from its contractions
@@ -1135,7 +1129,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
     // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
     // GDN2 (EXP 7) with the factored accumulators' room: 1.031x against 1.020x without it.
-    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17 || EXP == 30) {
+    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);
@@ -1195,7 +1189,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     //   exponential).
     __syncthreads();  // KC's readers are done
     for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
-      packed_rc_rows8<VAR, K, kChain>(mirrored_row(r), d0, Gs, qs, ks, betas, bsm, packed2, packed, rho);
+      packed_rc_rows8<VAR, K>(mirrored_row(r), d0, Gs, qs, ks, betas, bsm, packed2, packed);
     });
     __syncthreads();
     const int J = I;

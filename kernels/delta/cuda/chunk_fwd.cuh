@@ -462,7 +462,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
 // scanned with the first's (their own slot, Gs2), so only its q and k travel during the first
 // slice's products; Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot
 // (dead by then). About 111 KB a CTA.
-template <int VAR, int K, int V, bool EARLY = false, bool CHAIN = false>
+template <int VAR, int K, int V, bool EARLY = false>
 struct PrepSplitLayout {
   static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices
   static constexpr int SP = KS + 8, KP = K + 8, VP = V + 8, GLS = kGateLd<KS>;
@@ -492,16 +492,14 @@ struct PrepSplitLayout {
   static constexpr size_t Gs2 = YW + tile_s;   // EARLY: f32 [C][GLS], slice 1's gates
   static_assert(!EARLY || (VAR != kGDN2 && NS == 2 && tile_s <= inputs_end - Gs && YU + tile_v <= Gs),
                 "early gates: KDA at K = 128 (Y_U over q, k; Y_W's second slice in G's slot)");
-  static constexpr size_t end = EARLY ? Gs2 + align16(size_t(kChunk) * GLS * 4) : YW + tile_k;
-  static constexpr size_t rho = end;  // CHAIN: f32 [C / 16 − 1][KS], the slice's ref_ratios
-  static constexpr size_t total = end + (CHAIN ? align16(size_t(kChunk / kBlock - 1) * KS * 4) : 0);
+  static constexpr size_t total = EARLY ? Gs2 + align16(size_t(kChunk) * GLS * 4) : YW + tile_k;
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-template <int VAR, int K, int V, int NT, bool EARLY = false, bool CHAIN = false>
+template <int VAR, int K, int V, int NT, bool EARLY = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
-  using L = PrepSplitLayout<VAR, K, V, EARLY, CHAIN>;
+  using L = PrepSplitLayout<VAR, K, V, EARLY>;
   constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
@@ -521,7 +519,6 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   bf16_t* YW = reinterpret_cast<bf16_t*>(smem + L::YW);
   bf16_t* YW1 = reinterpret_cast<bf16_t*>(smem + L::YW1);  // EARLY
   float* Gs2 = reinterpret_cast<float*>(smem + L::Gs2);    // EARLY
-  [[maybe_unused]] float* rho = reinterpret_cast<float*>(smem + L::rho);  // CHAIN
 
   const ChunkAt<K, V> at(p);
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
@@ -565,10 +562,6 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     tiles_landed();
     phase_mark(p.phase_cycles, sl == 0 ? 0 : 6);  // a later slice's scan and wait: kPrepSplitPhases
     check_gate_span<KS, NT>(Gsl, p);
-    if constexpr (CHAIN) {  // (the previous slice's builds read rho before its barrier)
-      ref_ratios<KS, NT>(rho, Gsl);
-      __syncthreads();
-    }
     bf16_t* const yw_slice = sl == 0 ? YW : YW1;  // EARLY: the slice's own Y_W tile
     // From one read of each row octet's q, k and coefficient: P's and A's operands
     // (build_scaled_rows8_of), Q̂ and K̄ into global memory and Y_W into its whole-K tile
@@ -578,8 +571,8 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       load8(q, qs + i * SP + d0);
       load8(k, ks + i * SP + d0);
       load_row_coef8<VAR, SP>(co, betas, bs, i, d0);
-      build_scaled_rows8_of<KS, CHAIN>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0,
-                                       R_A + i * SP + d0, packed, rho);
+      build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
+                                packed);
       const bool store = i < at.len;
       chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
                                EARLY ? yw_slice + i * SP + d0 : YW + i * KP + c0 + d0);

@@ -565,56 +565,19 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
 // Row j's rows of them for the blocks I >= I0, channels d0..d0+7, from row j's k and G already in
 // registers (x: scratch); LO: the second bf16 terms into KC_lo (a template flag: runtime null
 // checks in these builders have cost grad_chunk registers).
-// CHAIN: one exponential a row and channel, for its own block; the later blocks' factors follow by
-// products with rho[I][d] = e^{G_ref(I + 1) d − G_ref(I) d} <= 1 (ref_ratios), [C / 16 − 1][K] fp32,
-// which read as many bytes as the reference rows did (the builds' exponentials: 2.5 a row and
-// channel, 16 a cycle an SM).
-template <int K, bool LO, bool CHAIN = false>
+template <int K, bool LO>
 __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const float (&g)[8], const float (&k)[8],
-                                                 float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo,
-                                                 const float* rho = nullptr) {
+                                                 float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
-  if constexpr (CHAIN) {
-    float ex[8];
 #pragma unroll
-    for (int I = 0; I < kChunk / kBlock; ++I) {
-      if (I < I0) continue;
-      float gr[8];
-      if (I == I0) {
-        load8(gr, Gs + block_ref_row(I) * GL + d0);
+  for (int I = 0; I < kChunk / kBlock; ++I) {
+    if (I < I0) continue;  // (uniform across a warp: its octets lie in rows of one block)
+    float gr[8];
+    load8(gr, Gs + block_ref_row(I) * GL + d0);
 #pragma unroll
-        for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(gr[e] - g[e]);
-      } else {
-        load8(gr, rho + (I - 1) * K + d0);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) ex[e] *= gr[e];
-      }
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = k[e] * ex[e];
-      store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
-      if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
-    }
-  } else {
-#pragma unroll
-    for (int I = 0; I < kChunk / kBlock; ++I) {
-      if (I < I0) continue;  // (uniform across a warp: its octets lie in rows of one block)
-      float gr[8];
-      load8(gr, Gs + block_ref_row(I) * GL + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
-      store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
-      if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
-    }
-  }
-}
-
-// rho[I][d] = e^{G_ref(I + 1) d − G_ref(I) d} for I < C / 16 − 1 (the CHAIN builders'), by the block.
-template <int K, int NT>
-__device__ __forceinline__ void ref_ratios(float* rho, const float* Gs) {
-  constexpr int GL = kGateLd<K>;
-  for (int t = threadIdx.x; t < (kChunk / kBlock - 1) * K; t += NT) {
-    const int I = t / K, d = t % K;
-    rho[t] = exp_ftz(Gs[block_ref_row(I + 1) * GL + d] - Gs[block_ref_row(I) * GL + d]);
+    for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
+    store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
+    if constexpr (LO) store8<true>(KC_lo + (packed_row_offset(I) + j) * KP + d0, x);
   }
 }
 
@@ -626,11 +589,10 @@ __device__ __forceinline__ void ref_ratios(float* rho, const float* Gs) {
 // at a time.
 // (build_scaled_rows8_of: from the row's q, k and coefficient already in registers, for a caller
 // that forms more from them.)
-template <int K, bool CHAIN = false>
+template <int K>
 __device__ __forceinline__ void build_scaled_rows8_of(int i, int J, int d0, const float* Gs, const float (&q)[8],
                                                       const float (&k)[8], const float (&co)[8], bf16_t* q_out,
-                                                      bf16_t* q_lo, bf16_t* bk_out, bf16_t* KC,
-                                                      const float* rho = nullptr) {
+                                                      bf16_t* q_lo, bf16_t* bk_out, bf16_t* KC) {
   constexpr int GL = kGateLd<K>;
   float g[8], ex[8], x[8];
   {
@@ -647,7 +609,7 @@ __device__ __forceinline__ void build_scaled_rows8_of(int i, int J, int d0, cons
 #pragma unroll
   for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
   store8(bk_out, x);
-  packed_col_rows8<K, false, CHAIN>(i, J, d0, g, k, x, Gs, KC, nullptr, rho);
+  packed_col_rows8<K, false>(i, J, d0, g, k, x, Gs, KC, nullptr);
 }
 template <int VAR, int K>
 __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
@@ -675,11 +637,9 @@ __device__ __forceinline__ int mirrored_row(int r) { return r < kChunk / 2 ? r :
 // Row i's rows of the row-form operands RC_J for the blocks J <= block(i) (layout:
 // packed_rc_offset), channels d0..d0+7: q ⊙ e into RCq and (b ⊙ k) ⊙ e into RCbk, e = e^{G_i −
 // G_ref(J)} (the products' rounding as build_scaled_rows8's).
-// CHAIN: from block(i) down, e^{G_i − G_ref(J − 1)} = e^{G_i − G_ref(J)} rho[J − 1] (packed_col_rows8).
-template <int VAR, int K, bool CHAIN = false>
+template <int VAR, int K>
 __device__ __forceinline__ void packed_rc_rows8(int i, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,
-                                                const float* betas, const bf16_t* bs, bf16_t* RCq, bf16_t* RCbk,
-                                                const float* rho = nullptr) {
+                                                const float* betas, const bf16_t* bs, bf16_t* RCq, bf16_t* RCbk) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
   float g[8], q[8], bk[8];
   load8(g, Gs + i * GL + d0);
@@ -691,46 +651,20 @@ __device__ __forceinline__ void packed_rc_rows8(int i, int d0, const float* Gs, 
 #pragma unroll
     for (int e = 0; e < 8; ++e) bk[e] = co[e] * bk[e];
   }
-  if constexpr (CHAIN) {
-    float ex[8];
 #pragma unroll
-    for (int s = 0; s < kChunk / kBlock; ++s) {
-      const int J = i / kBlock - s;
-      if (J < 0) break;
-      float gr[8], x[8];
-      if (s == 0) {
-        load8(gr, Gs + block_ref_row(J) * GL + d0);
+  for (int J = 0; J < kChunk / kBlock; ++J) {
+    if (J > i / kBlock) break;
+    float gr[8], ex[8], x[8];
+    load8(gr, Gs + block_ref_row(J) * GL + d0);
 #pragma unroll
-        for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
-      } else {
-        load8(gr, rho + J * K + d0);
+    for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
+    const int row = packed_rc_offset(J) + i - kBlock * J;
 #pragma unroll
-        for (int e = 0; e < 8; ++e) ex[e] *= gr[e];
-      }
-      const int row = packed_rc_offset(J) + i - kBlock * J;
+    for (int e = 0; e < 8; ++e) x[e] = q[e] * ex[e];
+    store8(RCq + row * KP + d0, x);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = q[e] * ex[e];
-      store8(RCq + row * KP + d0, x);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = bk[e] * ex[e];
-      store8(RCbk + row * KP + d0, x);
-    }
-  } else {
-#pragma unroll
-    for (int J = 0; J < kChunk / kBlock; ++J) {
-      if (J > i / kBlock) break;
-      float gr[8], ex[8], x[8];
-      load8(gr, Gs + block_ref_row(J) * GL + d0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
-      const int row = packed_rc_offset(J) + i - kBlock * J;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = q[e] * ex[e];
-      store8(RCq + row * KP + d0, x);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) x[e] = bk[e] * ex[e];
-      store8(RCbk + row * KP + d0, x);
-    }
+    for (int e = 0; e < 8; ++e) x[e] = bk[e] * ex[e];
+    store8(RCbk + row * KP + d0, x);
   }
 }
 

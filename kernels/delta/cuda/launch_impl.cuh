@@ -237,23 +237,21 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
       // slice's scan and wait 4684 -> 2697 cycles), KDA's forward 1.019x Recompute (worst 1.006),
       // 1.016x Save, 1.02-1.03x at the 32-head shapes (H200, 2026-12-02, shapes 0, 3, 4, 5,
       // docs/measurements/2026-12-02-s25/call4-earlyg/). REWY_EXPERIMENTS=lateg times the plain kernel.
-      // Experiment chainfwd (prepared 2026-12-03, not yet run on a device): the packed column
-      // operand with one exponential a row and channel (packed_col_rows8's CHAIN), the ratio
-      // table after the gate scan behind one more barrier a slice.
-      auto launch_split = [&](auto early, auto chain) {
-        constexpr bool kEarly = decltype(early)::value, kChain = decltype(chain)::value;
-        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K> || kChain;  // timed under a name with _exp
+      // (The packed column operand with one exponential a row and channel, the other blocks'
+      // factors chained through a ratio table built behind one more barrier a slice, experiment
+      // chainfwd: forward KDA 0.981x, GDN2 0.986x; H200, 2026-12-03,
+      // docs/measurements/2026-12-03-s30/call3-chain/: removed.)
+      auto launch_split = [&](auto early) {
+        constexpr bool kEarly = decltype(early)::value;
+        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
         static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
-        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kChain>, kThreads,
-                              PrepSplitLayout<VAR, K, V, kEarly, kChain>::total>(name, kPrepSplitPhases, p, s);
+        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly>, kThreads,
+                              PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s);
       };
       if constexpr (kPrepEarlyGates<VAR, K>) {
-        if (experiment("chainfwd", VAR)) return launch_split(std::true_type{}, std::true_type{});
-        if (!experiment("lateg", VAR)) return launch_split(std::true_type{}, std::false_type{});
-      } else if constexpr (K == 128 && V == 128) {
-        if (experiment("chainfwd", VAR)) return launch_split(std::false_type{}, std::true_type{});
+        if (!experiment("lateg", VAR)) return launch_split(std::true_type{});
       }
-      return launch_split(std::false_type{}, std::false_type{});
+      return launch_split(std::false_type{});
     }
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
@@ -414,9 +412,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-03, not yet run on a device): `chainexp` (KDA's and
-// GDN2's ReWY kernels at K = V = 128, EXP 29 / 30: phase 4's packed builds with one exponential a
-// row and channel, the other blocks' factors chained through a ratio table).
+// one to a variant).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -441,14 +437,13 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // (kGradExp above; H200, 2026-12-02, docs/measurements/2026-12-02-s29/call2-decide/): removed.
 // `rwgdn2` (EXP 28, GDN2's ReWY kernel at K = V = 128 with R_W = −R_U Hᵀ as KDA's EXP 27, R_W kept
 // in registers to phase 3 since GDN2's b takes S4) gave 0.986x (H200, 2026-12-03,
-// docs/measurements/2026-12-03-s30/call1-rwgdn2/): removed.)
+// docs/measurements/2026-12-03-s30/call1-rwgdn2/): removed. `chainexp` (EXP 29 / 30, KDA's and
+// GDN2's ReWY kernels at K = V = 128: phase 4's packed builds with one exponential a row and
+// channel, the later blocks' factors chained through a ratio table, 41k exponentials a CTA to 16k)
+// gave 1.002x / 1.001x: the builds are bound by shared-memory traffic, not the 16 exponentials a
+// cycle (H200, 2026-12-03, docs/measurements/2026-12-03-s30/call3-chain/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VT<VAR>::vec_gate && REWY && K == 128 && V == 128)
-    if (experiment("chainexp", VAR))  // both warp counts: the GPU tests then cover what would become the default
-      return dispatch_threads(warps, [&](auto nt) {
-        launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, VAR == kKDA ? 29 : 30>(p, s, beside);
-      });
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

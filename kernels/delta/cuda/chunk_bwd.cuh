@@ -452,8 +452,18 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // own slot 1024-byte aligned from a base the kernel aligns), read by the warpgroup products (phase
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
+// EXP 32-34 (experiment qlate): the ReWY defaults at K = V = 128 with the factored accumulators
+// (GDN's 26, KDA's 27, GDN2's 17) with q's tile issued with k, 𝒯 and ∂H⁺ instead of before the
+// first barrier (their phase 1 reads no q: kGradQLate); kGradBase: the EXP whose kernel it
+// otherwise is.
+// EXP 31 (experiment nodh): DeltaNet's ReWY default (25) without the prologue's ∂H⁺ tile, which
+// only the gated state term of phase 1 reads (phase 5 loads it again).
 template <int EXP>
-inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
+inline constexpr int kGradBase = EXP == 31 ? 25 : EXP == 32 ? 26 : EXP == 33 ? 27 : EXP == 34 ? 17 : EXP;
+template <int EXP>
+inline constexpr bool kGradQLate = EXP >= 32 && EXP <= 34;
+template <int EXP>
+inline constexpr bool kGradSw = kGradBase<EXP> == 3 || kGradBase<EXP> == 9 || kGradBase<EXP> == 25 || kGradBase<EXP> == 26;
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -517,6 +527,7 @@ template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
+  constexpr int XB = kGradBase<EXP>;  // the flags below: XB's kernel (EXP adds kGradQLate)
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
@@ -566,7 +577,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // 1.031x against 5's 1.020x), GDN's 1.056x (Recompute, six shapes; H200, 2026-12-02,
   // `SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2 facpair@gdn2' NOSAN='facpf facpair' LIMIT_S=575
   // bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call1-decide/).
-  constexpr bool kFac = EXP >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
+  constexpr bool kFac = XB >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
+  // qlate: phase 1 reads q only for ∂G's unfactored terms.
+  constexpr bool kQLate = kGradQLate<EXP> && kFac;
+  constexpr bool kNoEarlyDH = EXP == 31;  // nodh
+  static_assert(!kNoEarlyDH || !VTr::gated, "the gated state term reads the prologue's ∂H⁺");
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -628,18 +643,18 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // ∂w) leave phase 2 through S1 (H, read by ∂W, is dead; R_W takes S1 in phase 3; EXP 27: S5) in
   // 16-byte rows, where the channel gates store them from the fragments, 4 bytes a thread (∂E has no
   // slot of its own there).
-  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27;
+  constexpr bool kStageDV = XB == 15 || XB == 17 || XB == 27;
   // EXP 25 (DeltaNet: 3) and 26 (GDN: 9), the ReWY defaults: R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups at
   // phase 2's end (∂W = −∂E Hᵀ is never formed and phase 3's 𝒯ᵀ product goes; R_W is rounded from
   // the bf16 R_U, as the bf16 twin does: wy_backward's rw_state), R_W in ∂W's slot S5; then ∂A =
   // R_W Wᵀ + R_U Uᵀ on warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j), with
   // R_W, R_U, W and U as 128-byte-swizzled tiles. (∂A's product alone, EXP 23 / 24: 1.005x / 1.000x.)
-  constexpr bool kWgDA = REWY && (EXP == 25 || EXP == 26);
+  constexpr bool kWgDA = REWY && (XB == 25 || XB == 26);
   // EXP 27 (KDA at K = V = 128: 15 with this), the default: R_W = −R_U Hᵀ too, by warp products (R_W
   // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
   // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
   // (GDN2's, with R_W kept in registers to phase 3 since its b takes S4: 0.986x, H200, 2026-12-03.)
-  constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
+  constexpr bool kRW3 = kWgDA || (REWY && XB == 27);
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
@@ -682,7 +697,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
-  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+  if constexpr (!kQLate) load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
   else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
@@ -701,9 +716,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     load_E();
   }
   cp_async_commit();
+  if constexpr (kQLate) load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_dH();
+  if constexpr (!kNoEarlyDH) load_dH();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
     betas[threadIdx.x] = bt;
@@ -1129,7 +1145,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
     // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
     // GDN2 (EXP 7) with the factored accumulators' room: 1.031x against 1.020x without it.
-    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17) {
+    if constexpr (VAR == kKDA || XB == 7 || XB == 17) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);

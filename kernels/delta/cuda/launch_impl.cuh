@@ -412,7 +412,10 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant).
+// one to a variant). Open (prepared 2026-12-03, not yet run on a device): `qlate` (GDN's, KDA's
+// and GDN2's ReWY kernels at K = V = 128, EXP 32-34: q's tile issued with k, 𝒯 and ∂H⁺, so the
+// first barrier waits for 16 KB less) and `nodh` (DeltaNet's, EXP 31: no ∂H⁺ tile in the
+// prologue, which its ungated phase 1 never reads).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -444,6 +447,16 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // cycle (H200, 2026-12-03, docs/measurements/2026-12-03-s30/call3-chain/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
+  if constexpr (REWY && K == 128 && V == 128 && VAR == kDeltaNet)
+    if (experiment("nodh", VAR))
+      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 31>(p, s, beside); });
+  if constexpr (REWY && K == 128 && V == 128 && VAR != kDeltaNet)
+    if (experiment("qlate", VAR)) {  // both warp counts: the GPU tests then cover what would become the default
+      constexpr int kBase = kGradExp<VAR, K, V, REWY>;
+      constexpr int kQLateExp = kBase == 26 ? 32 : kBase == 27 ? 33 : 34;
+      static_assert(kGradBase<kQLateExp> == kBase, "qlate's EXP maps back to the default's");
+      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kQLateExp>(p, s, beside); });
+    }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

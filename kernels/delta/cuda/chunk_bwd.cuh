@@ -458,10 +458,19 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // otherwise is.
 // EXP 31 (experiment nodh): DeltaNet's ReWY default (25) without the prologue's ∂H⁺ tile, which
 // only the gated state term of phase 1 reads (phase 5 loads it again).
+// EXP 35 (experiment deearly): KDA's ReWY default (27) with ∂E loaded during phase 1, into S5
+// (free there), instead of at phase 2's start, where its wait stood exposed; the staged ∂v then
+// takes S4 (∂O's, dead after phase 1) and R_W S5 (∂E's, dead after R_U). EXP 36 (deqlate): 35
+// with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 from phase 3
+// (∂E's, dead after phase 2).
 template <int EXP>
-inline constexpr int kGradBase = EXP == 31 ? 25 : EXP == 32 ? 26 : EXP == 33 ? 27 : EXP == 34 ? 17 : EXP;
+inline constexpr int kGradBase = EXP == 31                           ? 25
+                                 : EXP == 32                         ? 26
+                                 : EXP == 33 || EXP == 35 || EXP == 36 ? 27
+                                 : EXP == 34 || EXP == 37 || EXP == 38 ? 17
+                                                                       : EXP;
 template <int EXP>
-inline constexpr bool kGradQLate = EXP >= 32 && EXP <= 34;
+inline constexpr bool kGradQLate = (EXP >= 32 && EXP <= 34) || EXP == 36 || EXP == 38;
 template <int EXP>
 inline constexpr bool kGradSw = kGradBase<EXP> == 3 || kGradBase<EXP> == 9 || kGradBase<EXP> == 25 || kGradBase<EXP> == 26;
 template <int VAR, int K, int V, bool SW = false>
@@ -582,6 +591,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kQLate = kGradQLate<EXP> && kFac;
   constexpr bool kNoEarlyDH = EXP == 31;  // nodh
   static_assert(!kNoEarlyDH || !VTr::gated, "the gated state term reads the prologue's ∂H⁺");
+  constexpr bool kEarlyDE = EXP >= 35 && EXP <= 38;  // deearly, deqlate
+  static_assert(!kEarlyDE || (REWY && ((VAR == kKDA && XB == 27) || (VAR == kGDN2 && XB == 17))),
+                "∂E in S5 during phase 1: KDA's EXP 27 or GDN2's EXP 17 layout");
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -620,8 +632,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
   bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
-  bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : S4);
-  bf16_t* dWb = reinterpret_cast<bf16_t*>(S5);
+  bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
+  bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);  // (kEarlyDE: GDN2's)
   bf16_t* RUb = reinterpret_cast<bf16_t*>(S3);
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
   float* dTf = reinterpret_cast<float*>(S2);
@@ -634,7 +646,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* bK = reinterpret_cast<bf16_t*>(S1);
   float* dAf = reinterpret_cast<float*>(S3);
   float* Gd = reinterpret_cast<float*>(S1);
-  bf16_t* bsm = reinterpret_cast<bf16_t*>(S4);  // GDN2's b, phases 3-4
+  bf16_t* bsm = reinterpret_cast<bf16_t*>(kEarlyDE ? S5 : S4);  // GDN2's b, phases 3-5
   bf16_t* wsm = reinterpret_cast<bf16_t*>(S1);  // GDN2's w, baseline phase 2
   float* KbdKb = reinterpret_cast<float*>(S2);
   bf16_t* dvs = reinterpret_cast<bf16_t*>(S4);  // staged dv, phases 2-3, where ∂E has its own slot
@@ -661,8 +673,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
-  bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA || (kEarlyDE && kRW3) ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
+  bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? (kEarlyDE ? S4 : S5) : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -720,6 +732,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
   if constexpr (!kNoEarlyDH) load_dH();
+  if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
     betas[threadIdx.x] = bt;
@@ -858,7 +871,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 1);
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
-  if constexpr (!L::kOwnDE) load_dE();
+  if constexpr (!L::kOwnDE && !kEarlyDE) load_dE();
   // v and w (GDN2) straight from global memory into registers in R_U's fragment layout (column
   // pairs as one 4-byte load), issued before this phase's products so that their latency hides
   // behind them: read after the products, the loads stood exposed at the end of the phase.
@@ -877,7 +890,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
   }
-  tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
+  if constexpr (!kEarlyDE) tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
   auto load_WU = [&] {
     if constexpr (kWgDA) {
       async_tile_sw128<kChunk, K, NT>(Ws, p.W + baseK, strideK, len);

@@ -462,13 +462,14 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // (free there), instead of at phase 2's start, where its wait stood exposed; the staged ∂v then
 // takes S4 (∂O's, dead after phase 1) and R_W S5 (∂E's, dead after R_U). EXP 36 (deqlate): 35
 // with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 from phase 3
-// (∂E's, dead after phase 2).
+// (∂E's, dead after phase 2). EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's
+// start into S4 (free from phase 4 on there), so phase 5 waits for ∂H⁺ alone.
 template <int EXP>
 inline constexpr int kGradBase = EXP == 31                           ? 25
                                  : EXP == 32                         ? 26
-                                 : EXP == 33 || EXP == 35 || EXP == 36 ? 27
-                                 : EXP == 34 || EXP == 37 || EXP == 38 ? 17
-                                                                       : EXP;
+                                 : EXP == 33 || EXP == 35 || EXP == 36 || EXP == 39 ? 27
+                                 : EXP == 34 || EXP == 37 || EXP == 38 || EXP == 40 ? 17
+                                                                                     : EXP;
 template <int EXP>
 inline constexpr bool kGradQLate = (EXP >= 32 && EXP <= 34) || EXP == 36 || EXP == 38;
 template <int EXP>
@@ -591,7 +592,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kQLate = kGradQLate<EXP> && kFac;
   constexpr bool kNoEarlyDH = EXP == 31;  // nodh
   static_assert(!kNoEarlyDH || !VTr::gated, "the gated state term reads the prologue's ∂H⁺");
-  constexpr bool kEarlyDE = EXP >= 35 && EXP <= 38;  // deearly, deqlate
+  constexpr bool kEarlyDE = EXP >= 35 && EXP <= 40;  // deearly, deqlate, dee4
+  constexpr bool kE4 = EXP == 39 || EXP == 40;        // dee4
   static_assert(!kEarlyDE || (REWY && ((VAR == kKDA && XB == 27) || (VAR == kGDN2 && XB == 17))),
                 "∂E in S5 during phase 1: KDA's EXP 27 or GDN2's EXP 17 layout");
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
@@ -689,6 +691,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
+  [[maybe_unused]] bf16_t* E5 = reinterpret_cast<bf16_t*>(kE4 ? S4 : S3);  // phase 5's E
+  auto load_E4 = [&] { load_tile<kChunk, V, NT>(E5, VP, p.E + baseV, strideV, len); };  // (kE4)
   auto load_E = [&] {
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
@@ -1049,6 +1053,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
   if constexpr (kEarlyDH) load_dH();
   if constexpr (kEarlyE) load_E();
+  if constexpr (kE4) load_E4();  // S4 (KDA's staged ∂v, GDN2's ∂W) is dead
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1242,7 +1247,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  if constexpr (!kEarlyE) load_E();
+  if constexpr (!kEarlyE && !kE4) load_E();
   if constexpr (!kEarlyDH) load_dH();
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
@@ -1271,7 +1276,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);
-      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, E5, VP, dHb, VP, m0, nK, 0, V);
     }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];

@@ -417,7 +417,8 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // first barrier waits for 16 KB less) and `nodh` (DeltaNet's, EXP 31: no ∂H⁺ tile in the
 // prologue, which its ungated phase 1 never reads), `deearly` (KDA's and GDN2's, EXP 35 / 37:
 // ∂E loaded during phase 1 into S5 instead of at phase 2's start) and `deqlate` (EXP 36 / 38:
-// deearly with qlate).
+// deearly with qlate) and `dee4` (EXP 39 / 40: deearly with phase 5's E loaded at phase 4's start
+// into S4).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -458,6 +459,10 @@ void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
       return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDE>(p, s, beside); });
     if (experiment("deqlate", VAR))
       return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDE + 1>(p, s, beside); });
+    if (experiment("dee4", VAR))
+      return dispatch_threads(warps, [&](auto nt) {
+        launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, VAR == kKDA ? 39 : 40>(p, s, beside);
+      });
   }
   if constexpr (REWY && K == 128 && V == 128 && VAR != kDeltaNet)
     if (experiment("qlate", VAR)) {  // both warp counts: the GPU tests then cover what would become the default

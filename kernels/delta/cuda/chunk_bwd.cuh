@@ -461,8 +461,8 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // EXP 35 (experiment deearly): KDA's ReWY default (27) with ∂E loaded during phase 1, into S5
 // (free there), instead of at phase 2's start, where its wait stood exposed; the staged ∂v then
 // takes S4 (∂O's, dead after phase 1) and R_W S5 (∂E's, dead after R_U). EXP 36 (deqlate): 35
-// with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 from phase 3
-// (∂E's, dead after phase 2). EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's
+// with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 (∂E's), issued
+// once every R_U product has read ∂E (phase 2's staging barrier) instead of at phase 3's start. EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's
 // start into S4 (free from phase 4 on there), so phase 5 waits for ∂H⁺ alone.
 template <int EXP>
 inline constexpr int kGradBase = EXP == 31                           ? 25
@@ -945,6 +945,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     if constexpr (kStageDV) {
       if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
+      // deearly, GDN2: every R_U product has read ∂E (S5), so b travels from here, not from phase 3.
+      if constexpr (VAR == kGDN2 && kEarlyDE) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
       frag_store_bf16(out, dvst, VP, m0, nV);
       if constexpr (VAR == kGDN2) frag_store_bf16(rsum, dwst, VP, m0, nV);
     } else if constexpr (L::kOwnDE) {
@@ -981,7 +983,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
   if constexpr (REWY && !kEarlyWU) load_WU();
-  if constexpr (VAR == kGDN2) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
+  if constexpr (VAR == kGDN2 && !kEarlyDE) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
   if constexpr (kStageDV) {  // before tiles_landed's barrier: R_W then takes S1
     store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
     if constexpr (VAR == kGDN2) store_tile_rows<kChunk, V, NT>(p.dw + baseV, strideV, dwst, VP, len);

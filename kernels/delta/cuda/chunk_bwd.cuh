@@ -462,8 +462,9 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // (free there), instead of at phase 2's start, where its wait stood exposed; the staged ∂v then
 // takes S4 (∂O's, dead after phase 1) and R_W S5 (∂E's, dead after R_U). EXP 36 (deqlate): 35
 // with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 (∂E's), issued
-// once every R_U product has read ∂E (phase 2's staging barrier) instead of at phase 3's start. EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's
-// start into S4 (free from phase 4 on there), so phase 5 waits for ∂H⁺ alone.
+// once every R_U product has read ∂E (phase 2's staging barrier) instead of at phase 3's start.
+// EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's start into S4 (free from
+// phase 4 on there), so phase 5 waits for ∂H⁺ alone.
 template <int EXP>
 inline constexpr int kGradBase = EXP == 31                           ? 25
                                  : EXP == 32                         ? 26

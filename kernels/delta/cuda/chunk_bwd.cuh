@@ -464,11 +464,13 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 (∂E's), issued
 // once every R_U product has read ∂E (phase 2's staging barrier) instead of at phase 3's start.
 // EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's start into S4 (free from
-// phase 4 on there), so phase 5 waits for ∂H⁺ alone.
+// phase 4 on there), so phase 5 waits for ∂H⁺ alone. EXP 41 (dh45, KDA): 35 with phase 5's ∂H⁺
+// loaded at phase 4's start into S4-S5 (34 KB, both free from phase 4 on), so phase 5 waits
+// for E alone.
 template <int EXP>
 inline constexpr int kGradBase = EXP == 31                           ? 25
                                  : EXP == 32                         ? 26
-                                 : EXP == 33 || EXP == 35 || EXP == 36 || EXP == 39 ? 27
+                                 : EXP == 33 || EXP == 35 || EXP == 36 || EXP == 39 || EXP == 41 ? 27
                                  : EXP == 34 || EXP == 37 || EXP == 38 || EXP == 40 ? 17
                                                                                      : EXP;
 template <int EXP>
@@ -593,8 +595,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kQLate = kGradQLate<EXP> && kFac;
   constexpr bool kNoEarlyDH = EXP == 31;  // nodh
   static_assert(!kNoEarlyDH || !VTr::gated, "the gated state term reads the prologue's ∂H⁺");
-  constexpr bool kEarlyDE = EXP >= 35 && EXP <= 40;  // deearly, deqlate, dee4
+  constexpr bool kEarlyDE = EXP >= 35 && EXP <= 41;  // deearly, deqlate, dee4, dh45
   constexpr bool kE4 = EXP == 39 || EXP == 40;        // dee4
+  constexpr bool kDH45 = EXP == 41;                   // dh45
+  static_assert(!kDH45 || (VAR == kKDA && L::S5 - L::S4 + L::tile_k >= L::state), "∂H⁺ over S4-S5: KDA's");
   static_assert(!kEarlyDE || (REWY && ((VAR == kKDA && XB == 27) || (VAR == kGDN2 && XB == 17))),
                 "∂E in S5 during phase 1: KDA's EXP 27 or GDN2's EXP 17 layout");
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
@@ -694,6 +698,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
   [[maybe_unused]] bf16_t* E5 = reinterpret_cast<bf16_t*>(kE4 ? S4 : S3);  // phase 5's E
   auto load_E4 = [&] { load_tile<kChunk, V, NT>(E5, VP, p.E + baseV, strideV, len); };  // (kE4)
+  [[maybe_unused]] bf16_t* dH5 = reinterpret_cast<bf16_t*>(kDH45 ? S4 : S2);  // phase 5's ∂H⁺
   auto load_E = [&] {
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
@@ -1057,6 +1062,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (kEarlyDH) load_dH();
   if constexpr (kEarlyE) load_E();
   if constexpr (kE4) load_E4();  // S4 (KDA's staged ∂v, GDN2's ∂W) is dead
+  if constexpr (kDH45) load_tile<K, V, NT>(dH5, VP, p.dHs + baseS, V, K);  // S4-S5 (∂v, R_W) are dead
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1251,7 +1257,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
   if constexpr (!kEarlyE && !kE4) load_E();
-  if constexpr (!kEarlyDH) load_dH();
+  if constexpr (!kEarlyDH && !kDH45) load_dH();
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
@@ -1279,7 +1285,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);
-      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, E5, VP, dHb, VP, m0, nK, 0, V);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, E5, VP, dH5, VP, m0, nK, 0, V);
     }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];

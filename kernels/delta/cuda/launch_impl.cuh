@@ -418,7 +418,8 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // prologue, which its ungated phase 1 never reads), `deearly` (KDA's and GDN2's, EXP 35 / 37:
 // ∂E loaded during phase 1 into S5 instead of at phase 2's start) and `deqlate` (EXP 36 / 38:
 // deearly with qlate) and `dee4` (EXP 39 / 40: deearly with phase 5's E loaded at phase 4's start
-// into S4).
+// into S4) and `dh45` (KDA's, EXP 41: deearly with phase 5's ∂H⁺ loaded at phase 4's start into
+// S4-S5).
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -459,6 +460,9 @@ void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
       return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDE>(p, s, beside); });
     if (experiment("deqlate", VAR))
       return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDE + 1>(p, s, beside); });
+    if constexpr (VAR == kKDA)
+      if (experiment("dh45", VAR))
+        return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 41>(p, s, beside); });
     if (experiment("dee4", VAR))
       return dispatch_threads(warps, [&](auto nt) {
         launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, VAR == kKDA ? 39 : 40>(p, s, beside);

@@ -451,30 +451,27 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // cycle (H200, 2026-12-03, docs/measurements/2026-12-03-s30/call3-chain/): removed.)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (REWY && K == 128 && V == 128 && VAR == kDeltaNet)
-    if (experiment("nodh", VAR))
-      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 31>(p, s, beside); });
-  if constexpr (REWY && K == 128 && V == 128 && VT<VAR>::vec_gate) {
-    constexpr int kDE = VAR == kKDA ? 35 : 37;  // deqlate: kDE + 1
-    if (experiment("deearly", VAR))
-      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDE>(p, s, beside); });
-    if (experiment("deqlate", VAR))
-      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kDE + 1>(p, s, beside); });
-    if constexpr (VAR == kKDA)
-      if (experiment("dh45", VAR))
-        return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, 41>(p, s, beside); });
-    if (experiment("dee4", VAR))
-      return dispatch_threads(warps, [&](auto nt) {
-        launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, VAR == kKDA ? 39 : 40>(p, s, beside);
-      });
-  }
-  if constexpr (REWY && K == 128 && V == 128 && VAR != kDeltaNet)
-    if (experiment("qlate", VAR)) {  // both warp counts: the GPU tests then cover what would become the default
-      constexpr int kBase = kGradExp<VAR, K, V, REWY>;
-      constexpr int kQLateExp = kBase == 26 ? 32 : kBase == 27 ? 33 : 34;
-      static_assert(kGradBase<kQLateExp> == kBase, "qlate's EXP maps back to the default's");
-      return dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value, kQLateExp>(p, s, beside); });
+  if constexpr (REWY && K == 128 && V == 128) {  // the open experiments, at 16 warps (above)
+    auto exp16 = [&](auto e) { launch_grad_threads<VAR, K, V, REWY, 512, decltype(e)::value>(p, s, beside); };
+    if (warps == 16) {
+      if constexpr (VAR == kDeltaNet) {
+        if (experiment("nodh", VAR)) return exp16(std::integral_constant<int, 31>{});
+      } else {
+        if constexpr (VT<VAR>::vec_gate) {
+          constexpr int kDE = VAR == kKDA ? 35 : 37;  // deqlate: kDE + 1
+          if (experiment("deearly", VAR)) return exp16(std::integral_constant<int, kDE>{});
+          if (experiment("deqlate", VAR)) return exp16(std::integral_constant<int, kDE + 1>{});
+          if (experiment("dee4", VAR)) return exp16(std::integral_constant<int, VAR == kKDA ? 39 : 40>{});
+          if constexpr (VAR == kKDA)
+            if (experiment("dh45", VAR)) return exp16(std::integral_constant<int, 41>{});
+        }
+        constexpr int kBase = kGradExp<VAR, K, V, REWY>;
+        constexpr int kQLateExp = kBase == 26 ? 32 : kBase == 27 ? 33 : 34;
+        static_assert(kGradBase<kQLateExp> == kBase, "qlate's EXP maps back to the default's");
+        if (experiment("qlate", VAR)) return exp16(std::integral_constant<int, kQLateExp>{});
+      }
     }
+  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -695,17 +695,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_start(p.phase_cycles);  // phases as kGradPhases names them
   const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
-  // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
-  [[maybe_unused]] bf16_t* E5 = reinterpret_cast<bf16_t*>(kE4 ? S4 : S3);  // phase 5's E
-  auto load_E4 = [&] { load_tile<kChunk, V, NT>(E5, VP, p.E + baseV, strideV, len); };  // (kE4)
-  [[maybe_unused]] bf16_t* dH5 = reinterpret_cast<bf16_t*>(kDH45 ? S4 : S2);  // phase 5's ∂H⁺
-  auto load_E = [&] {
-    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
-    else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
+  // E and ∂H⁺ are loaded twice: for phase 1 (Es, dHb), and again for ∂K̄ (phase 5; scalar gates
+  // at phase 4) into E5, dH5: the same slots but in the experiments dee4 and dh45.
+  bf16_t* E5 = reinterpret_cast<bf16_t*>(kE4 ? S4 : S3);
+  bf16_t* dH5 = reinterpret_cast<bf16_t*>(kDH45 ? S4 : S2);
+  auto load_E = [&](bf16_t* dst) {
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dst, p.E + baseV, strideV, len);
+    else load_tile<kChunk, V, NT>(dst, VP, p.E + baseV, strideV, len);
   };
-  auto load_dH = [&] {
-    if constexpr (kSW) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
-    else load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K);
+  auto load_dH = [&](bf16_t* dst) {
+    if constexpr (kSW) async_tile_sw128<K, V, NT>(dst, p.dHs + baseS, V, K);
+    else load_tile<K, V, NT>(dst, VP, p.dHs + baseS, V, K);
   };
   auto load_dE = [&] {
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
@@ -735,13 +735,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   } else {
     load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
     cp_async_commit();
-    load_E();
+    load_E(Es);
   }
   cp_async_commit();
   if constexpr (kQLate) load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  if constexpr (!kNoEarlyDH) load_dH();
+  if constexpr (!kNoEarlyDH) load_dH(dHb);
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
@@ -1059,10 +1059,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // baseline's key-Gram pass still needs S3 for ∂A). Channel gates use S2-S3 for the packed
   // operands and load them in phase 5.
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
-  if constexpr (kEarlyDH) load_dH();
-  if constexpr (kEarlyE) load_E();
-  if constexpr (kE4) load_E4();  // S4 (KDA's staged ∂v, GDN2's ∂W) is dead
-  if constexpr (kDH45) load_tile<K, V, NT>(dH5, VP, p.dHs + baseS, V, K);  // S4-S5 (∂v, R_W) are dead
+  if constexpr (kEarlyDH) load_dH(dH5);
+  if constexpr (kEarlyE) load_E(E5);
+  if constexpr (kE4) load_E(E5);     // S4 (KDA's staged ∂v, GDN2's ∂W) is dead
+  if constexpr (kDH45) load_dH(dH5);  // S4-S5 (∂v, R_W) are dead
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1256,8 +1256,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  if constexpr (!kEarlyE && !kE4) load_E();
-  if constexpr (!kEarlyDH && !kDH45) load_dH();
+  if constexpr (!kEarlyE && !kE4) load_E(E5);
+  if constexpr (!kEarlyDH && !kDH45) load_dH(dH5);
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
@@ -1282,7 +1282,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     if constexpr (kSW) {
-      wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
+      wg_fragment<NTK, V, K>(acc, E5, dH5, nK);
     } else {
       frag_zero(acc);
       warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, E5, VP, dH5, VP, m0, nK, 0, V);

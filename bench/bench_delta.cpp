@@ -135,7 +135,13 @@ int main(int argc, char** argv) {
     else if (a == "--serial-state-passes") opt.serial_state_passes = true;
     else if (a == "--serial-grad") opt.serial_grad = true;
     else if (a == "--multicast") opt.multicast = true;
-    else if (a == "--flush-mb") opt.flush_mb = std::stoi(val());
+    else if (a == "--flush-mb") {
+      opt.flush_mb = std::stoi(val());
+      if (opt.flush_mb < 1) {
+        std::fprintf(stderr, "bench_delta: --flush-mb needs at least 1 (MB), got %d\n", opt.flush_mb);
+        std::exit(2);
+      }
+    }
     else rest.push_back(argv[i]);
   }
   for (const auto& op : opt.ops)

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,8 @@ template <class F>
 std::vector<double> time_samples(F&& fn, int samples, int flush_mb = 256, std::vector<double>* host_ms = nullptr) {
   static void* flush = nullptr;
   static size_t flush_bytes = 0;
-  const size_t want = size_t(std::max(flush_mb, 1)) << 20;  // 256 MB: > 4x the H200's 60 MB L2
+  if (flush_mb < 1) throw std::invalid_argument("time_samples: flush_mb must be at least 1");
+  const size_t want = size_t(flush_mb) << 20;  // 256 MB: > 4x the H200's 60 MB L2
   if (want > flush_bytes) {
     if (flush) CUDA_CHECK(cudaFree(flush));
     CUDA_CHECK(cudaMalloc(&flush, want));

@@ -412,14 +412,14 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-03, not yet run on a device): `qlate` (GDN's, KDA's
-// and GDN2's ReWY kernels at K = V = 128, EXP 32-34: q's tile issued with k, 𝒯 and ∂H⁺, so the
-// first barrier waits for 16 KB less) and `nodh` (DeltaNet's, EXP 31: no ∂H⁺ tile in the
-// prologue, which its ungated phase 1 never reads), `deearly` (KDA's and GDN2's, EXP 35 / 37:
-// ∂E loaded during phase 1 into S5 instead of at phase 2's start) and `deqlate` (EXP 36 / 38:
-// deearly with qlate) and `dee4` (EXP 39 / 40: deearly with phase 5's E loaded at phase 4's start
-// into S4) and `dh45` (KDA's, EXP 41: deearly with phase 5's ∂H⁺ loaded at phase 4's start into
-// S4-S5).
+// one to a variant). Open (prepared 2026-12-03, not yet run on a device; chunk_bwd.cuh's
+// kGradBase maps each to the default it extends):
+//   qlate   (GDN, KDA, GDN2; EXP 32-34) q's tile issued with k, 𝒯 and ∂H⁺, after the first barrier's;
+//   nodh    (DeltaNet; EXP 31) no ∂H⁺ tile in the prologue (its ungated phase 1 never reads it);
+//   deearly (KDA, GDN2; EXP 35 / 37) ∂E loaded during phase 1 into S5, not at phase 2's start;
+//   deqlate (EXP 36 / 38) deearly with qlate;
+//   dee4    (EXP 39 / 40) deearly with phase 5's E loaded at phase 4's start into S4;
+//   dh45    (KDA; EXP 41) deearly with phase 5's ∂H⁺ loaded at phase 4's start into S4-S5.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel

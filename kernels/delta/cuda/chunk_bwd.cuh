@@ -452,31 +452,8 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // own slot 1024-byte aligned from a base the kernel aligns), read by the warpgroup products (phase
 // 1's, phase 2's ∂W, phase 5's ∂K̄) and by phase 2's warp products (mma.cuh's loaders take
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
-// EXP 32-34 (experiment qlate): the ReWY defaults at K = V = 128 with the factored accumulators
-// (GDN's 26, KDA's 27, GDN2's 17) with q's tile issued with k, 𝒯 and ∂H⁺ instead of before the
-// first barrier (their phase 1 reads no q: kGradQLate); kGradBase: the EXP whose kernel it
-// otherwise is.
-// EXP 31 (experiment nodh): DeltaNet's ReWY default (25) without the prologue's ∂H⁺ tile, which
-// only the gated state term of phase 1 reads (phase 5 loads it again).
-// EXP 35 (experiment deearly): KDA's ReWY default (27) with ∂E loaded during phase 1, into S5
-// (free there), instead of at phase 2's start, where its wait stood exposed; the staged ∂v then
-// takes S4 (∂O's, dead after phase 1) and R_W S5 (∂E's, dead after R_U). EXP 36 (deqlate): 35
-// with qlate. EXP 37 / 38: the same for GDN2's (17), with ∂W in S4 and b in S5 (∂E's), issued
-// once every R_U product has read ∂E (phase 2's staging barrier) instead of at phase 3's start.
-// EXP 39 / 40 (dee4): 35 / 37 with phase 5's E loaded at phase 4's start into S4 (free from
-// phase 4 on there), so phase 5 waits for ∂H⁺ alone. EXP 41 (dh45, KDA): 35 with phase 5's ∂H⁺
-// loaded at phase 4's start into S4-S5 (34 KB, both free from phase 4 on), so phase 5 waits
-// for E alone.
 template <int EXP>
-inline constexpr int kGradBase = EXP == 31                           ? 25
-                                 : EXP == 32                         ? 26
-                                 : EXP == 33 || EXP == 35 || EXP == 36 || EXP == 39 || EXP == 41 ? 27
-                                 : EXP == 34 || EXP == 37 || EXP == 38 || EXP == 40 ? 17
-                                                                                     : EXP;
-template <int EXP>
-inline constexpr bool kGradQLate = (EXP >= 32 && EXP <= 34) || EXP == 36 || EXP == 38;
-template <int EXP>
-inline constexpr bool kGradSw = kGradBase<EXP> == 3 || kGradBase<EXP> == 9 || kGradBase<EXP> == 25 || kGradBase<EXP> == 26;
+inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -508,14 +485,14 @@ struct GradLayout {
   static constexpr size_t S3 = align_sw(S2 + S2_bytes);
   static constexpr size_t S3_bytes = cmax(tile_v, cc_f32);
   static constexpr size_t S4 = align_sw(S3 + S3_bytes);
-  static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 also holds GDN2's b in phases 3-4
+  static constexpr size_t S5 = S4 + cmax(tile_v, tile_k);  // S4 or S5 (kEarlyDE) also holds GDN2's b in phases 3-4
   // Scalar or no gates have room for ∂E's own slot: it loads during phase 1, not at phase 2's start.
   static constexpr bool kOwnDE = !kVec;
   static constexpr size_t dE = align_sw(S5 + tile_k);
   static constexpr size_t total = dE + (kOwnDE ? tile_v : 0) + (SW ? 1024 : 0);  // SW: 1 KB to align the base
   // ReWY: W and U fit S2 (free in phase 2) and load behind phase 2; R_W then takes S1.
   static constexpr bool kEarlyWU = S2_bytes >= tile_k + tile_v;
-  // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 holds GDN2's b).
+  // Phase 4, channel gates: the second packed operand spans S2 and S3 (S4 or S5 holds GDN2's b).
   static_assert(!kVec || S4 - S2 >= align16(size_t(kPackedRows) * KP * 2), "grad_chunk's second packed operand overflows S2-S3");
   static_assert(total + kStaticSmem <= 227 * 1024, "grad_chunk's shared memory (and the phase clock's) exceeds 227 KB per block");
 };
@@ -540,7 +517,6 @@ template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
-  constexpr int XB = kGradBase<EXP>;  // the flags below: XB's kernel (EXP adds kGradQLate)
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
@@ -590,17 +566,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // 1.031x against 5's 1.020x), GDN's 1.056x (Recompute, six shapes; H200, 2026-12-02,
   // `SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2 facpair@gdn2' NOSAN='facpf facpair' LIMIT_S=575
   // bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call1-decide/).
-  constexpr bool kFac = XB >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
-  // qlate: phase 1 reads q only for ∂G's unfactored terms.
-  constexpr bool kQLate = kGradQLate<EXP> && kFac;
-  constexpr bool kNoEarlyDH = EXP == 31;  // nodh
-  static_assert(!kNoEarlyDH || !VTr::gated, "the gated state term reads the prologue's ∂H⁺");
-  constexpr bool kEarlyDE = EXP >= 35 && EXP <= 41;  // deearly, deqlate, dee4, dh45
-  constexpr bool kE4 = EXP == 39 || EXP == 40;        // dee4
-  constexpr bool kDH45 = EXP == 41;                   // dh45
-  static_assert(!kDH45 || (VAR == kKDA && L::S5 - L::S4 + L::tile_k >= L::state), "∂H⁺ over S4-S5: KDA's");
-  static_assert(!kEarlyDE || (REWY && ((VAR == kKDA && XB == 27) || (VAR == kGDN2 && XB == 17))),
-                "∂E in S5 during phase 1: KDA's EXP 27 or GDN2's EXP 17 layout");
+  constexpr bool kFac = EXP >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
+  // GDN2's default (EXP 17): ∂E loads in phase 1's last group into S5 (free there), not at phase
+  // 2's start, where the kernel waited for it with nothing else to do; ∂W then takes S4 (∂O's, dead
+  // after phase 1) and b S5, issued once every R_U product has read ∂E (phase 2's staging barrier)
+  // instead of at phase 3's start: kernel 853.6 -> 842.0 us at shape 0, backward 1.006x (worst
+  // 0.998x) (H200, 2026-12-03, experiment deearly, docs/measurements/2026-12-03-s31/call1-decide/).
+  // The same for KDA's (∂v staged in S4, R_W in S5) lost 0.995x, with q's tile issued after the
+  // first barrier's 0.991x; q late alone lost (KDA 0.987x, GDN 1.003x, GDN2 0.999x), and so did
+  // phase 5's E (0.997x KDA, 1.005x GDN2) or ∂H⁺ (KDA 0.995x) loaded at phase 4's start, and
+  // DeltaNet's prologue without ∂H⁺ (1.004x) (same call).
+  constexpr bool kEarlyDE = REWY && VAR == kGDN2 && EXP == 17;
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -629,7 +605,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   char* S4 = smem + L::S4;
   char* S5 = smem + L::S5;
   // phase 1: Hb (S1), dHb (S2), Es (S3), dOs (S4); phase 2: dEs (S4, or its own slot and then the staged dv
-  // in S4, stored in phase 3), dWb (S5), RUb or YU (S3),
+  // in S4, stored in phase 3; kEarlyDE: S5 from phase 1 on), dWb (S5; kEarlyDE: S4), RUb or YU (S3),
   // dTf (S2, baseline); phase 3: Ws or YW (S1), Us (S1 + tile_k), RWb (S2, ReWY; where W and U fit S2
   // they load there during phase 2 and RWb takes S1: kEarlyWU), dTb/Zb (S2,
   // baseline, after dTf is folded); phase 4: packed operands (S1, the second in S2-S3), Mβ-operand (S1), dAf (S3);
@@ -640,7 +616,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
   bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
   bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
-  bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);  // (kEarlyDE: GDN2's)
+  bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);
   bf16_t* RUb = reinterpret_cast<bf16_t*>(S3);
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
   float* dTf = reinterpret_cast<float*>(S2);
@@ -662,26 +638,26 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // ∂w) leave phase 2 through S1 (H, read by ∂W, is dead; R_W takes S1 in phase 3; EXP 27: S5) in
   // 16-byte rows, where the channel gates store them from the fragments, 4 bytes a thread (∂E has no
   // slot of its own there).
-  constexpr bool kStageDV = XB == 15 || XB == 17 || XB == 27;
+  constexpr bool kStageDV = EXP == 15 || EXP == 17 || EXP == 27;
   // EXP 25 (DeltaNet: 3) and 26 (GDN: 9), the ReWY defaults: R_W = 𝒯ᵀ∂W = −R_U Hᵀ on warpgroups at
   // phase 2's end (∂W = −∂E Hᵀ is never formed and phase 3's 𝒯ᵀ product goes; R_W is rounded from
   // the bf16 R_U, as the bf16 twin does: wy_backward's rw_state), R_W in ∂W's slot S5; then ∂A =
   // R_W Wᵀ + R_U Uᵀ on warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j), with
   // R_W, R_U, W and U as 128-byte-swizzled tiles. (∂A's product alone, EXP 23 / 24: 1.005x / 1.000x.)
-  constexpr bool kWgDA = REWY && (XB == 25 || XB == 26);
+  constexpr bool kWgDA = REWY && (EXP == 25 || EXP == 26);
   // EXP 27 (KDA at K = V = 128: 15 with this), the default: R_W = −R_U Hᵀ too, by warp products (R_W
   // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
   // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
   // (GDN2's, with R_W kept in registers to phase 3 since its b takes S4: 0.986x, H200, 2026-12-03.)
-  constexpr bool kRW3 = kWgDA || (REWY && XB == 27);
+  constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
-  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA || (kEarlyDE && kRW3) ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
-  bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? (kEarlyDE ? S4 : S5) : S1);
+  bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
+  bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -696,9 +672,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1 (Es, dHb), and again for ∂K̄ (phase 5; scalar gates
-  // at phase 4) into E5, dH5: the same slots but in the experiments dee4 and dh45.
-  bf16_t* E5 = reinterpret_cast<bf16_t*>(kE4 ? S4 : S3);
-  bf16_t* dH5 = reinterpret_cast<bf16_t*>(kDH45 ? S4 : S2);
+  // at phase 4) into E5, dH5, the same slots.
+  bf16_t* E5 = Es;
+  bf16_t* dH5 = dHb;
   auto load_E = [&](bf16_t* dst) {
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dst, p.E + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(dst, VP, p.E + baseV, strideV, len);
@@ -719,7 +695,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
-  if constexpr (!kQLate) load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
   else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
@@ -738,10 +714,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     load_E(Es);
   }
   cp_async_commit();
-  if constexpr (kQLate) load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  if constexpr (!kNoEarlyDH) load_dH(dHb);
+  load_dH(dHb);
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
@@ -951,7 +926,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     if constexpr (kStageDV) {
       if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
-      // deearly, GDN2: every R_U product has read ∂E (S5), so b travels from here, not from phase 3.
+      // GDN2: every R_U product has read ∂E (S5), so b travels from here, not from phase 3.
       if constexpr (VAR == kGDN2 && kEarlyDE) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
       frag_store_bf16(out, dvst, VP, m0, nV);
       if constexpr (VAR == kGDN2) frag_store_bf16(rsum, dwst, VP, m0, nV);
@@ -1061,8 +1036,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
   if constexpr (kEarlyDH) load_dH(dH5);
   if constexpr (kEarlyE) load_E(E5);
-  if constexpr (kE4) load_E(E5);     // S4 (KDA's staged ∂v, GDN2's ∂W) is dead
-  if constexpr (kDH45) load_dH(dH5);  // S4-S5 (∂v, R_W) are dead
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1172,7 +1145,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // 1.029x, baseline 1.034x, backward 1.011x; GDN2's (76 bytes spilled) lost 2.2%, and 1.9%
     // with D^r's epilogue before D^r_P's second term (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).
     // GDN2 (EXP 7) with the factored accumulators' room: 1.031x against 1.020x without it.
-    if constexpr (VAR == kKDA || XB == 7 || XB == 17) {
+    if constexpr (VAR == kKDA || EXP == 7 || EXP == 17) {
       float acc2[1][NTK][4];
       frag_zero(acc);
       frag_zero(acc2);
@@ -1256,8 +1229,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  if constexpr (!kEarlyE && !kE4) load_E(E5);
-  if constexpr (!kEarlyDH && !kDH45) load_dH(dH5);
+  if constexpr (!kEarlyE) load_E(E5);
+  if constexpr (!kEarlyDH) load_dH(dH5);
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;

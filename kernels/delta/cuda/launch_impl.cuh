@@ -412,14 +412,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open (prepared 2026-12-03, not yet run on a device; chunk_bwd.cuh's
-// kGradBase maps each to the default it extends):
-//   qlate   (GDN, KDA, GDN2; EXP 32-34) q's tile issued with k, 𝒯 and ∂H⁺, after the first barrier's;
-//   nodh    (DeltaNet; EXP 31) no ∂H⁺ tile in the prologue (its ungated phase 1 never reads it);
-//   deearly (KDA, GDN2; EXP 35 / 37) ∂E loaded during phase 1 into S5, not at phase 2's start;
-//   deqlate (EXP 36 / 38) deearly with qlate;
-//   dee4    (EXP 39 / 40) deearly with phase 5's E loaded at phase 4's start into S4;
-//   dh45    (KDA; EXP 41) deearly with phase 5's ∂H⁺ loaded at phase 4's start into S4-S5.
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -448,30 +441,18 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // GDN2's ReWY kernels at K = V = 128: phase 4's packed builds with one exponential a row and
 // channel, the later blocks' factors chained through a ratio table, 41k exponentials a CTA to 16k)
 // gave 1.002x / 1.001x: the builds are bound by shared-memory traffic, not the 16 exponentials a
-// cycle (H200, 2026-12-03, docs/measurements/2026-12-03-s30/call3-chain/): removed.)
+// cycle (H200, 2026-12-03, docs/measurements/2026-12-03-s30/call3-chain/): removed. Of the
+// load-order experiments on the ReWY defaults at K = V = 128 (H200, 2026-12-03,
+// `VARIANTS=deltanet,gdn,kda,gdn2 SETS='nodh@deltanet qlate@gdn,kda,gdn2 deearly@kda,gdn2
+// deqlate@kda,gdn2 dee4@kda,gdn2 dh45@kda' LIMIT_S=570 bash scripts/device-decide.sh`,
+// docs/measurements/2026-12-03-s31/call1-decide/), GDN2's `deearly` (EXP 37: ∂E in phase 1's last
+// group) won, 1.006x, and is its default (chunk_bwd.cuh, kEarlyDE); the rest lost or tied and were
+// removed: `qlate` (EXP 32-34, q after the first barrier: GDN 1.003x, KDA 0.987x, GDN2 0.999x),
+// `nodh` (31, DeltaNet's prologue without ∂H⁺: 1.004x), KDA's `deearly` (35: 0.995x), `deqlate`
+// (36 / 38: 0.991x / 1.002x), `dee4` (39 / 40, phase 5's E at phase 4's start: 0.997x / 1.005x),
+// `dh45` (41, KDA's phase-5 ∂H⁺ at phase 4's start: 0.995x).)
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (REWY && K == 128 && V == 128) {  // the open experiments, at 16 warps (above)
-    auto exp16 = [&](auto e) { launch_grad_threads<VAR, K, V, REWY, 512, decltype(e)::value>(p, s, beside); };
-    if (warps == 16) {
-      if constexpr (VAR == kDeltaNet) {
-        if (experiment("nodh", VAR)) return exp16(std::integral_constant<int, 31>{});
-      } else {
-        if constexpr (VT<VAR>::vec_gate) {
-          constexpr int kDE = VAR == kKDA ? 35 : 37;  // deqlate: kDE + 1
-          if (experiment("deearly", VAR)) return exp16(std::integral_constant<int, kDE>{});
-          if (experiment("deqlate", VAR)) return exp16(std::integral_constant<int, kDE + 1>{});
-          if (experiment("dee4", VAR)) return exp16(std::integral_constant<int, VAR == kKDA ? 39 : 40>{});
-          if constexpr (VAR == kKDA)
-            if (experiment("dh45", VAR)) return exp16(std::integral_constant<int, 41>{});
-        }
-        constexpr int kBase = kGradExp<VAR, K, V, REWY>;
-        constexpr int kQLateExp = kBase == 26 ? 32 : kBase == 27 ? 33 : 34;
-        static_assert(kGradBase<kQLateExp> == kBase, "qlate's EXP maps back to the default's");
-        if (experiment("qlate", VAR)) return exp16(std::integral_constant<int, kQLateExp>{});
-      }
-    }
-  }
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -26,6 +26,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -124,14 +125,33 @@ def write_inputs(path, inputs):
             f.create_dataset(n, data=t.cpu().numpy())
 
 
+# CUDA errors that another process of a parallel sweep causes for a while (its f64 reference's
+# autograd graph holds tens of GB at T = 4096): the run is tried again after a pause instead of
+# losing the rest of its group's cases (2026-12-03: 16 processes, three groups lost that way).
+TRANSIENT_CUDA = ("out of memory", "busy or unavailable")
+
+
+def run_with_retries(cmd, attempts=4, pause_s=10.0, sleep=time.sleep):
+    """subprocess.run(cmd) until it exits 0; a failure whose stderr names a TRANSIENT_CUDA error is
+    run again after pause_s, 2 pause_s, ... (attempts in all); any other failure raises at once."""
+    for attempt in range(1, attempts + 1):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode == 0:
+            return r
+        if attempt == attempts or not any(e in r.stderr for e in TRANSIENT_CUDA):
+            raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}; attempt {attempt} of {attempts}):"
+                               f" {r.stderr.strip()[:400]}")
+        print(f"# {' '.join(cmd)}: a transient CUDA error (attempt {attempt} of {attempts}), again in"
+              f" {pause_s * attempt:.0f} s: {r.stderr.strip()[:200]}", file=sys.stderr, flush=True)
+        sleep(pause_s * attempt)
+
+
 def run_ours(rewy, op, src, work, algo, policy, twin=False, device="cuda"):
     """rewy's CUDA kernels, or (twin) the CPU model of their bf16 rounding, on the inputs in `src`."""
     dst = os.path.join(work, f"{op}_{algo}_{policy}{'_twin' if twin else ''}.h5")
     cmd = [rewy, "op", "--in", src, "--out", dst, "--op", OUR_OP[op], "--backward", algo, "--policy", policy]
     cmd += ["--device", "cpu", "--bf16-twin"] if twin else ["--device", device]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()[:400]}")
+    run_with_retries(cmd)
     with h5py.File(dst, "r") as f:
         return {n: torch.from_numpy(np.asarray(f[n])).double() for n in f.keys()}
 
@@ -224,6 +244,7 @@ def main():
                     continue
                 src = os.path.join(a.work, f"{op}_in.h5")
                 write_inputs(src, inputs)
+                torch.cuda.empty_cache()  # the reference's graph is freed: its cached blocks go back for our runs
                 err = lambda got, ref: fla_accuracy.rel(got.to(ref.device).reshape(ref.shape), ref)
                 for algo in ("rewy", "baseline"):
                     twin = run_ours(a.rewy, op, src, a.work, algo, "recompute", twin=True) if a.twin else {}

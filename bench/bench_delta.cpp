@@ -10,15 +10,18 @@
 //               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
 //               [--serial-grad] [--multicast] [--prep-overlap] [--flush-mb 256]
 //               [Google Benchmark flags]
+// A malformed value (bench/delta_options.h) exits 2 with the flag and value named, before any run.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/delta_options.h"
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
@@ -29,25 +32,7 @@ using namespace rewy::delta;
 
 namespace {
 
-struct Options {
-  std::vector<std::string> ops{"deltanet", "gdn", "kda", "gdn2"};
-  std::vector<int> shapes{0, 1, 2, 3, 4, 5};
-  std::vector<std::string> policies{"recompute", "save"};
-  std::vector<std::string> backward{"rewy", "baseline"};
-  std::vector<std::string> gates{"bench", "realistic"};
-  int samples = 30;
-  std::string csv;
-  int state_slice = 0;      // Config::state_slice (0: automatic)
-  int state_bwd_slice = 0;  // Config::state_bwd_slice (0: automatic)
-  int grad_warps = 0;   // Config::grad_warps (0: automatic)
-  int prep_warps = 0;   // Config::prep_warps (0: automatic)
-  int replay_warps = 0; // Config::replay_warps (0: automatic)
-  bool prep_overlap = false;  // Config::prep_overlap
-  bool serial_state_passes = false;  // Config::concurrent_state_passes = false
-  bool serial_grad = false;          // Config::overlap_grad = false
-  bool multicast = false;            // Config::multicast_state_tiles = true
-  int flush_mb = 256;                // the L2 flush before each sample (time_samples)
-};
+using Options = DeltaOptions;
 
 struct Row {
   std::string op, policy, gates, dir, algo;
@@ -106,43 +91,13 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::vector<char*> rest;
   Options opt;
-  std::vector<char*> rest{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_delta: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--ops") opt.ops = split(val());
-    else if (a == "--shapes") {
-      opt.shapes.clear();
-      for (auto& s : split(val())) opt.shapes.push_back(std::stoi(s));
-    } else if (a == "--policies") opt.policies = split(val());
-    else if (a == "--backward") opt.backward = split(val());
-    else if (a == "--gates") opt.gates = split(val());
-    else if (a == "--samples") opt.samples = std::stoi(val());
-    else if (a == "--csv") opt.csv = val();
-    else if (a == "--state-slice") opt.state_slice = std::stoi(val());
-    else if (a == "--bwd-slice") opt.state_bwd_slice = std::stoi(val());
-    else if (a == "--grad-warps") opt.grad_warps = std::stoi(val());
-    else if (a == "--prep-warps") opt.prep_warps = std::stoi(val());
-    else if (a == "--replay-warps") opt.replay_warps = std::stoi(val());
-    else if (a == "--prep-overlap") opt.prep_overlap = true;
-    else if (a == "--serial-state-passes") opt.serial_state_passes = true;
-    else if (a == "--serial-grad") opt.serial_grad = true;
-    else if (a == "--multicast") opt.multicast = true;
-    else if (a == "--flush-mb") {
-      opt.flush_mb = std::stoi(val());
-      if (opt.flush_mb < 1) {
-        std::fprintf(stderr, "bench_delta: --flush-mb needs at least 1 (MB), got %d\n", opt.flush_mb);
-        std::exit(2);
-      }
-    }
-    else rest.push_back(argv[i]);
+  try {
+    opt = parse_delta_options(argc, argv, rest);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "bench_delta: %s\n", e.what());
+    return 2;
   }
   for (const auto& op : opt.ops)
     for (int si : opt.shapes)

@@ -1,40 +1,19 @@
-// What the CUDA benchmarks share: FLA's six reference shapes, comma lists, and the timing of one
-// call with CUDA events after an L2 flush (median of the samples).
+// What the CUDA benchmarks share: FLA's six reference shapes and comma lists (bench/shapes.h),
+// and the timing of one call with CUDA events after an L2 flush (median of the samples).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/shapes.h"
 #include "engine/cuda/check_cuda.h"
 
 namespace rewy::bench {
-
-// [B, T, H, D] of ../shared/bench/README.md's six shapes; "shape i" is kShapes[i].
-struct Shape4 {
-  int64_t B, T, H, D;
-};
-inline constexpr Shape4 kShapes[] = {{8, 2048, 16, 128}, {4, 4096, 16, 128}, {2, 8192, 16, 128},
-                                     {1, 16384, 16, 128}, {8, 4096, 32, 128}, {1, 32768, 32, 128}};
-
-// "a,b,,c" -> {"a", "b", "c"}.
-inline std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 // Times fn (work on the legacy default stream) with CUDA events, the L2 flushed before each
 // sample (a memset of flush_mb MB, queued ahead of the start event: the host's own work in fn

@@ -1,0 +1,127 @@
+// bench_delta's command line: every value checked before anything runs (no CUDA here, so the CPU
+// build tests it: tests/test_bench_options.cpp).
+#pragma once
+#include <charconv>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/shapes.h"
+
+namespace rewy::bench {
+
+struct DeltaOptions {
+  std::vector<std::string> ops{"deltanet", "gdn", "kda", "gdn2"};
+  std::vector<int> shapes{0, 1, 2, 3, 4, 5};  // indices into kShapes
+  std::vector<std::string> policies{"recompute", "save"};
+  std::vector<std::string> backward{"rewy", "baseline"};
+  std::vector<std::string> gates{"bench", "realistic"};
+  int samples = 30;
+  std::string csv;
+  int state_slice = 0;      // Config::state_slice (0: automatic)
+  int state_bwd_slice = 0;  // Config::state_bwd_slice (0: automatic)
+  int grad_warps = 0;       // Config::grad_warps (0: automatic)
+  int prep_warps = 0;       // Config::prep_warps (0: automatic)
+  int replay_warps = 0;     // Config::replay_warps (0: automatic)
+  bool prep_overlap = false;         // Config::prep_overlap
+  bool serial_state_passes = false;  // Config::concurrent_state_passes = false
+  bool serial_grad = false;          // Config::overlap_grad = false
+  bool multicast = false;            // Config::multicast_state_tiles = true
+  int flush_mb = 256;                // the L2 flush before each sample (time_samples)
+};
+
+namespace detail {
+inline int parse_int(const std::string& flag, const std::string& v) {
+  int x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || end != v.data() + v.size() || v.empty())
+    throw std::invalid_argument(flag + " needs an integer, got '" + v + "'");
+  return x;
+}
+inline int int_at_least(const std::string& flag, const std::string& v, int lo, const char* unit) {
+  const int x = parse_int(flag, v);
+  if (x < lo) throw std::invalid_argument(flag + " needs at least " + std::to_string(lo) + unit + ", got " + v);
+  return x;
+}
+inline int int_in(const std::string& flag, const std::string& v, std::initializer_list<int> allowed, const char* what) {
+  const int x = parse_int(flag, v);
+  for (int a : allowed)
+    if (x == a) return x;
+  throw std::invalid_argument(flag + " takes " + what + ", got " + v);
+}
+inline std::vector<std::string> words_in(const std::string& flag, const std::string& v,
+                                         std::initializer_list<const char*> allowed, const char* what) {
+  std::vector<std::string> out = split(v);
+  if (out.empty()) throw std::invalid_argument(flag + " needs at least one of " + what);
+  for (const auto& w : out) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || w == a;
+    if (!ok) throw std::invalid_argument(flag + ": unknown '" + w + "', expected " + what);
+  }
+  return out;
+}
+}  // namespace detail
+
+// Reads bench_delta's flags from argv[1..argc); what it does not know (Google Benchmark's flags)
+// goes to `rest` after argv[0]. Throws std::invalid_argument naming the flag and the value.
+inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*>& rest) {
+  using namespace detail;
+  DeltaOptions opt;
+  rest.assign(1, argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--ops") {
+      opt.ops = words_in(a, val(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
+    } else if (a == "--shapes") {
+      const std::string v = val();
+      opt.shapes.clear();
+      for (const auto& s : split(v)) {
+        const int si = parse_int(a, s);
+        if (si < 0 || si >= kNumShapes)
+          throw std::invalid_argument(a + ": shape " + s + " does not exist (0 to " + std::to_string(kNumShapes - 1) + ")");
+        opt.shapes.push_back(si);
+      }
+      if (opt.shapes.empty()) throw std::invalid_argument(a + " needs at least one shape index, got '" + v + "'");
+    } else if (a == "--policies") {
+      opt.policies = words_in(a, val(), {"recompute", "save"}, "recompute or save");
+    } else if (a == "--backward") {
+      opt.backward = words_in(a, val(), {"rewy", "baseline"}, "rewy or baseline");
+    } else if (a == "--gates") {
+      opt.gates = words_in(a, val(), {"bench", "realistic"}, "bench or realistic");
+    } else if (a == "--samples") {
+      opt.samples = int_at_least(a, val(), 1, "");
+    } else if (a == "--csv") {
+      opt.csv = val();
+    } else if (a == "--state-slice") {
+      opt.state_slice = int_in(a, val(), {0, 16, 32, 64, 128}, "0 (automatic), 16, 32, 64 or 128");
+    } else if (a == "--bwd-slice") {
+      opt.state_bwd_slice = int_in(a, val(), {0, 16, 32, 64, 128}, "0 (automatic), 16, 32, 64 or 128");
+    } else if (a == "--grad-warps") {
+      opt.grad_warps = int_in(a, val(), {0, 8, 16}, "0 (automatic), 8 or 16");
+    } else if (a == "--prep-warps") {
+      opt.prep_warps = int_in(a, val(), {0, 8, 16}, "0 (automatic), 8 or 16");
+    } else if (a == "--replay-warps") {
+      opt.replay_warps = int_in(a, val(), {0, 8, 16}, "0 (automatic), 8 or 16");
+    } else if (a == "--prep-overlap") {
+      opt.prep_overlap = true;
+    } else if (a == "--serial-state-passes") {
+      opt.serial_state_passes = true;
+    } else if (a == "--serial-grad") {
+      opt.serial_grad = true;
+    } else if (a == "--multicast") {
+      opt.multicast = true;
+    } else if (a == "--flush-mb") {
+      opt.flush_mb = int_at_least(a, val(), 1, " (MB)");
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  return opt;
+}
+
+}  // namespace rewy::bench

@@ -1,6 +1,7 @@
 #include "kernels/delta/cpu/chunk.h"
 
 #include "kernels/delta/cpu/chunk_ops.h"
+#include "kernels/delta/rw_from_ru.h"
 
 namespace rewy::delta::cpu {
 
@@ -219,10 +220,8 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
 
     // WY part: ∂Y = [R_W | R_U], ∂A; then the key contractions D^r (row factor b⊙k), D^c (column key)
     std::vector<T> dY(size_t(m) * KV), dA(size_t(m) * m), Dr(size_t(m) * K), Dc(size_t(m) * K);
-    // The twin of the ReWY kernels that form R_W from R_U (wy_backward's rw_state): DeltaNet's and
-    // GDN's, and KDA's at K = V = 128 (grad_chunk's kRW3).
-    const bool rw_from_ru = p.round && algo == BackwardAlgo::ReWY &&
-                            (p.gk != GateKind::Channel || (p.variant == Variant::KDA && K == 128 && V == 128));
+    // The twin of the ReWY kernels that form R_W from R_U (wy_backward's rw_state).
+    const bool rw_from_ru = p.round && algo == BackwardAlgo::ReWY && rewy_rw_from_ru(p.variant, K, V);
     wy_backward(algo, m, KV, Ti.data(), X.data(), Y.data(), dX.data(), dY.data(), dA.data(), p.round,
                 rw_from_ru ? Hr.data() : nullptr, K);
     std::vector<T> gram_dG;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/check.h"
 #include "engine/dtype.h"
 #include "kernels/delta/cpu/local_gemm.h"
 #include "kernels/delta/delta.h"
@@ -390,10 +391,13 @@ std::vector<T> unit_lower_inverse(const std::vector<T>& A, int n) {
 // The WY backward: from ∂X = [∂W | ∂U] [n, KV] to ∂Y [n, KV] and ∂A [n, n] (strictly lower).
 //   ReWY (§5):     R1 R = 𝒯ᵀ∂X;  R2 ∂A = −stril(R Xᵀ);  ∂Y = R.
 //   Baseline (§4): B1 ∂𝒯 = stril(∂X Yᵀ);  B2 ∂Y = 𝒯ᵀ∂X;  B3 Z = ∂𝒯 𝒯ᵀ;  B4 ∂A = −stril(𝒯ᵀ Z).
-// ∂Y and ∂A are rounded to bf16 before the key contractions when `round`.
+// ∂Y and ∂A are rounded to bf16 before the key contractions when `round`. rw_state: the chunk's
+// H [K][V] where R_W is formed from R_U (rewy_rw_from_ru), else nullptr; K: the key columns of the
+// KV = K + V.
 template <typename T>
 void wy_backward(BackwardAlgo algo, int n, int KV, const T* Tinv, const T* X, const T* Y, const T* dX, T* dY,
-                 T* dA, bool round, const T* rw_state = nullptr, int K = 0) {
+                 T* dA, bool round, const T* rw_state, int K) {
+  REWY_CHECK(K > 0 && K < KV, "wy_backward: K = {} must split KV = {} into [W | U]", K, KV);
   const char* st = "wy";
   auto stril = [n](T* M, T sign) {
     for (int i = 0; i < n; ++i)

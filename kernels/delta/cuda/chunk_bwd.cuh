@@ -454,6 +454,10 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
 inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
+// Whether grad_chunk's EXP forms R_W = −R_U Hᵀ (grad_chunk_kernel's kRW3; the bf16 twin must round
+// where it does: launch_impl.cuh checks the defaults against kernels/delta/rw_from_ru.h).
+template <bool REWY, int EXP>
+inline constexpr bool kGradRW3 = REWY && (EXP == 25 || EXP == 26 || EXP == 27);
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -649,7 +653,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
   // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
   // (GDN2's, with R_W kept in registers to phase 3 since its b takes S4: 0.986x, H200, 2026-12-03.)
-  constexpr bool kRW3 = kWgDA || (REWY && EXP == 27);
+  constexpr bool kRW3 = kGradRW3<REWY, EXP>;
+  static_assert(kRW3 == (kWgDA || (REWY && EXP == 27)), "kGradRW3 names the kernels that form R_W from R_U");
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),

@@ -11,6 +11,7 @@
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/chunk_bwd.cuh"
 #include "kernels/delta/cuda/launch.h"
+#include "kernels/delta/rw_from_ru.h"
 
 namespace rewy::delta::cuda_impl {
 
@@ -398,8 +399,17 @@ inline constexpr int kGradExp = VT<VAR>::vec_gate ? (REWY && K == 128 && V == 12
                                 : REWY ? (VAR == kDeltaNet ? 25 : 26)
                                        : kGradWg<VAR>;
 
+// The bf16 twin (chunk.cpp) rounds R_W as −R_U Hᵀ exactly where the default kernels form it so.
+static_assert(int(Variant::DeltaNet) == kDeltaNet && int(Variant::GDN) == kGDN && int(Variant::KDA) == kKDA &&
+              int(Variant::GDN2) == kGDN2, "VariantId follows Variant");
+template <int VAR, int K, int V, bool REWY>
+inline constexpr bool kTwinMatchesRW =
+    kGradRW3<REWY, kGradExp<VAR, K, V, REWY>> == (REWY && rewy_rw_from_ru(static_cast<Variant>(VAR), K, V));
+
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradExp<VAR, K, V, REWY>>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
+  static_assert(kTwinMatchesRW<VAR, K, V, REWY>,
+                "the default grad_chunk forms R_W from R_U where kernels/delta/rw_from_ru.h says it does not, or the reverse");
   constexpr bool kExp = EXP != kGradExp<VAR, K, V, REWY>;  // REWY_EXPERIMENTS' kernels time under names with _exp
   static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/args.h"
 #include "bench/bench_util.h"
 #include "engine/ops/random.h"
 #include "kernels/delta/cuda/map_chain.h"
@@ -60,27 +61,26 @@ int main(int argc, char** argv) {
   std::vector<int> shapes{0, 1, 2, 3, 4, 5}, slices{16, 32, 64};
   int samples = 20;
   std::vector<char*> rest{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "--shapes" || a == "--slices" || a == "--samples") && i + 1 >= argc) {
-      std::fprintf(stderr, "bench_map_chain: %s needs a value\n", a.c_str());
-      return 2;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto val = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--shapes") shapes = shape_indices(a, val());
+      else if (a == "--slices") {
+        slices.clear();
+        for (const auto& x : split(val())) slices.push_back(int_in(a, x, {16, 32, 64}, "16, 32 or 64"));
+        if (slices.empty()) throw std::invalid_argument(a + " needs at least one of 16, 32 or 64");
+      } else if (a == "--samples") samples = int_at_least(a, val(), 1, "");
+      else rest.push_back(argv[i]);
     }
-    auto ints = [&] {
-      std::vector<int> v;
-      for (const std::string& x : split(argv[++i])) v.push_back(std::stoi(x));
-      return v;
-    };
-    if (a == "--shapes") shapes = ints();
-    else if (a == "--slices") slices = ints();
-    else if (a == "--samples") samples = std::stoi(argv[++i]);
-    else rest.push_back(argv[i]);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "bench_map_chain: %s\n", e.what());
+    return 2;
   }
   for (int si : shapes) {
-    if (si < 0 || si > 5) {
-      std::fprintf(stderr, "bench_map_chain: shape %d is not in 0..5\n", si);
-      return 2;
-    }
     for (int bv : slices) {
       const std::string name = "map_chain/shape" + std::to_string(si) + "/bv" + std::to_string(bv);
       benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { bench_case(st, si, bv, samples); })

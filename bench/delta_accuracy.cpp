@@ -5,15 +5,17 @@
 // 2x bar of the GPU tests).
 //
 //   delta_accuracy [--ops deltanet,gdn,kda,gdn2] [--T 1024] [--H 4] [--realistic] [--seed S]
+// (a malformed value: exit 2 naming it, bench/args.h)
 // Output lines: "ACC <op> <backward> <policy> <tensor> <error> <twin_error>".
 #include <fmt/format.h>
 
 #include <future>
 #include <map>
-#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/args.h"
 #include "engine/device.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
@@ -26,20 +28,23 @@ int main(int argc, char** argv) {
   int64_t T = 1024, H = 4;
   bool realistic = false;
   uint64_t seed = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--ops" && i + 1 < argc) {
-      ops.clear();
-      std::stringstream ss(argv[++i]);
-      for (std::string s; std::getline(ss, s, ',');) ops.push_back(s);
-    } else if (a == "--T" && i + 1 < argc) T = std::stoll(argv[++i]);
-    else if (a == "--H" && i + 1 < argc) H = std::stoll(argv[++i]);
-    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
-    else if (a == "--realistic") realistic = true;
-    else {
-      fmt::print(stderr, "delta_accuracy: unknown argument {}\n", a);
-      return 2;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto val = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--ops") ops = bench::words_in(a, val(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
+      else if (a == "--T") T = bench::int_at_least(a, val(), 1, " (tokens)");
+      else if (a == "--H") H = bench::int_at_least(a, val(), 1, " (heads)");
+      else if (a == "--seed") seed = bench::parse_int<uint64_t>(a, val());
+      else if (a == "--realistic") realistic = true;
+      else throw std::invalid_argument("unknown argument " + a);
     }
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "delta_accuracy: {}\n", e.what());
+    return 2;
   }
   if (!cuda_available()) {
     fmt::print(stderr, "delta_accuracy: no CUDA device\n");

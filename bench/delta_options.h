@@ -1,12 +1,11 @@
 // bench_delta's command line: every value checked before anything runs (no CUDA here, so the CPU
 // build tests it: tests/test_bench_options.cpp).
 #pragma once
-#include <charconv>
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/args.h"
 #include "bench/shapes.h"
 
 namespace rewy::bench {
@@ -31,42 +30,10 @@ struct DeltaOptions {
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
-namespace detail {
-inline int parse_int(const std::string& flag, const std::string& v) {
-  int x = 0;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc() || end != v.data() + v.size() || v.empty())
-    throw std::invalid_argument(flag + " needs an integer, got '" + v + "'");
-  return x;
-}
-inline int int_at_least(const std::string& flag, const std::string& v, int lo, const char* unit) {
-  const int x = parse_int(flag, v);
-  if (x < lo) throw std::invalid_argument(flag + " needs at least " + std::to_string(lo) + unit + ", got " + v);
-  return x;
-}
-inline int int_in(const std::string& flag, const std::string& v, std::initializer_list<int> allowed, const char* what) {
-  const int x = parse_int(flag, v);
-  for (int a : allowed)
-    if (x == a) return x;
-  throw std::invalid_argument(flag + " takes " + what + ", got " + v);
-}
-inline std::vector<std::string> words_in(const std::string& flag, const std::string& v,
-                                         std::initializer_list<const char*> allowed, const char* what) {
-  std::vector<std::string> out = split(v);
-  if (out.empty()) throw std::invalid_argument(flag + " needs at least one of " + what);
-  for (const auto& w : out) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || w == a;
-    if (!ok) throw std::invalid_argument(flag + ": unknown '" + w + "', expected " + what);
-  }
-  return out;
-}
-}  // namespace detail
 
 // Reads bench_delta's flags from argv[1..argc); what it does not know (Google Benchmark's flags)
 // goes to `rest` after argv[0]. Throws std::invalid_argument naming the flag and the value.
 inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*>& rest) {
-  using namespace detail;
   DeltaOptions opt;
   rest.assign(1, argv[0]);
   for (int i = 1; i < argc; ++i) {
@@ -78,15 +45,7 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
     if (a == "--ops") {
       opt.ops = words_in(a, val(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
     } else if (a == "--shapes") {
-      const std::string v = val();
-      opt.shapes.clear();
-      for (const auto& s : split(v)) {
-        const int si = parse_int(a, s);
-        if (si < 0 || si >= kNumShapes)
-          throw std::invalid_argument(a + ": shape " + s + " does not exist (0 to " + std::to_string(kNumShapes - 1) + ")");
-        opt.shapes.push_back(si);
-      }
-      if (opt.shapes.empty()) throw std::invalid_argument(a + " needs at least one shape index, got '" + v + "'");
+      opt.shapes = shape_indices(a, val());
     } else if (a == "--policies") {
       opt.policies = words_in(a, val(), {"recompute", "save"}, "recompute or save");
     } else if (a == "--backward") {

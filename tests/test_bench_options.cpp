@@ -95,3 +95,23 @@ TEST(BenchOptions, MalformedValuesNameTheFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(BenchArgs, CheckedValues) {
+  using namespace rewy::bench;
+  EXPECT_EQ(parse_int<uint64_t>("--seed", "18446744073709551615"), 18446744073709551615ull);
+  EXPECT_THROW(parse_int<uint64_t>("--seed", "-1"), std::invalid_argument);
+  EXPECT_THROW(parse_int("--T", "99999999999"), std::invalid_argument);  // past int: not wrapped
+  EXPECT_EQ(shape_indices("--shapes", "5,0,,3"), (std::vector<int>{5, 0, 3}));
+  EXPECT_EQ(int_in("--slices", "32", {16, 32, 64}, "16, 32 or 64"), 32);
+  EXPECT_EQ(int_at_least("--T", "1", 1, " (tokens)"), 1);
+  try {
+    int_at_least("--H", "-2", 1, " (heads)");
+    ADD_FAILURE() << "no error for --H -2";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--H needs at least 1 (heads), got -2");
+  }
+}
+
+}  // namespace

@@ -12,6 +12,31 @@
 
 namespace rewy::bench {
 
+// Walks argv[1..argc): `while (args.next())` visits each word as flag(); value() takes the word
+// after it (throws "FLAG needs a value" at the end); word() is the flag's own argv entry, for the
+// words a tool passes on (Google Benchmark's flags).
+class ArgWalker {
+ public:
+  ArgWalker(int argc, char** argv) : argc_(argc), argv_(argv) {}
+  bool next() {
+    if (++i_ >= argc_) return false;
+    flag_ = argv_[i_];
+    return true;
+  }
+  const std::string& flag() const { return flag_; }
+  char* word() const { return argv_[i_]; }
+  std::string value() {
+    if (i_ + 1 >= argc_) throw std::invalid_argument(flag_ + " needs a value");
+    return argv_[++i_];
+  }
+
+ private:
+  int argc_;
+  char** argv_;
+  int i_ = 0;
+  std::string flag_;
+};
+
 template <class I = int>
 inline I parse_int(const std::string& flag, const std::string& v) {
   I x = 0;

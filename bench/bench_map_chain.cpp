@@ -62,19 +62,15 @@ int main(int argc, char** argv) {
   int samples = 20;
   std::vector<char*> rest{argv[0]};
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto val = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--shapes") shapes = shape_indices(a, val());
+    for (ArgWalker args(argc, argv); args.next();) {
+      const std::string& a = args.flag();
+      if (a == "--shapes") shapes = shape_indices(a, args.value());
       else if (a == "--slices") {
         slices.clear();
-        for (const auto& x : split(val())) slices.push_back(int_in(a, x, {16, 32, 64}, "16, 32 or 64"));
+        for (const auto& x : split(args.value())) slices.push_back(int_in(a, x, {16, 32, 64}, "16, 32 or 64"));
         if (slices.empty()) throw std::invalid_argument(a + " needs at least one of 16, 32 or 64");
-      } else if (a == "--samples") samples = int_at_least(a, val(), 1, "");
-      else rest.push_back(argv[i]);
+      } else if (a == "--samples") samples = int_at_least(a, args.value(), 1, "");
+      else rest.push_back(args.word());
     }
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "bench_map_chain: %s\n", e.what());

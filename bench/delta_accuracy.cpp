@@ -29,16 +29,12 @@ int main(int argc, char** argv) {
   bool realistic = false;
   uint64_t seed = 1;
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto val = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--ops") ops = bench::words_in(a, val(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
-      else if (a == "--T") T = bench::int_at_least(a, val(), 1, " (tokens)");
-      else if (a == "--H") H = bench::int_at_least(a, val(), 1, " (heads)");
-      else if (a == "--seed") seed = bench::parse_int<uint64_t>(a, val());
+    for (bench::ArgWalker args(argc, argv); args.next();) {
+      const std::string& a = args.flag();
+      if (a == "--ops") ops = bench::words_in(a, args.value(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
+      else if (a == "--T") T = bench::int_at_least(a, args.value(), 1, " (tokens)");
+      else if (a == "--H") H = bench::int_at_least(a, args.value(), 1, " (heads)");
+      else if (a == "--seed") seed = bench::parse_int<uint64_t>(a, args.value());
       else if (a == "--realistic") realistic = true;
       else throw std::invalid_argument("unknown argument " + a);
     }

@@ -36,12 +36,9 @@ struct DeltaOptions {
 inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*>& rest) {
   DeltaOptions opt;
   rest.assign(1, argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+  for (ArgWalker args(argc, argv); args.next();) {
+    const std::string& a = args.flag();
+    auto val = [&] { return args.value(); };
     if (a == "--ops") {
       opt.ops = words_in(a, val(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
     } else if (a == "--shapes") {
@@ -77,7 +74,7 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
     } else if (a == "--flush-mb") {
       opt.flush_mb = int_at_least(a, val(), 1, " (MB)");
     } else {
-      rest.push_back(argv[i]);
+      rest.push_back(args.word());
     }
   }
   return opt;

@@ -454,10 +454,13 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
 inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
-// Whether grad_chunk's EXP forms R_W = −R_U Hᵀ (grad_chunk_kernel's kRW3; the bf16 twin must round
-// where it does: launch_impl.cuh checks the defaults against kernels/delta/rw_from_ru.h).
+// Whether grad_chunk's EXP forms R_W and ∂A on warpgroups (kWgDA), and R_W = −R_U Hᵀ at all
+// (kRW3; the bf16 twin must round where it does: launch_impl.cuh checks the defaults against
+// kernels/delta/rw_from_ru.h). grad_chunk_kernel says why, beside its kWgDA and kRW3.
 template <bool REWY, int EXP>
-inline constexpr bool kGradRW3 = REWY && (EXP == 25 || EXP == 26 || EXP == 27);
+inline constexpr bool kGradWgDA = REWY && (EXP == 25 || EXP == 26);
+template <bool REWY, int EXP>
+inline constexpr bool kGradRW3 = kGradWgDA<REWY, EXP> || (REWY && EXP == 27);
 template <int VAR, int K, int V, bool SW = false>
 struct GradLayout {
   static constexpr size_t align_sw(size_t x) { return SW ? (x + 1023) / 1024 * 1024 : x; }
@@ -648,13 +651,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // the bf16 R_U, as the bf16 twin does: wy_backward's rw_state), R_W in ∂W's slot S5; then ∂A =
   // R_W Wᵀ + R_U Uᵀ on warpgroups, as phase 1's ∂P (every column block; the mask keeps i > j), with
   // R_W, R_U, W and U as 128-byte-swizzled tiles. (∂A's product alone, EXP 23 / 24: 1.005x / 1.000x.)
-  constexpr bool kWgDA = REWY && (EXP == 25 || EXP == 26);
+  constexpr bool kWgDA = kGradWgDA<REWY, EXP>;
   // EXP 27 (KDA at K = V = 128: 15 with this), the default: R_W = −R_U Hᵀ too, by warp products (R_W
   // in ∂E's slot S4, dead after R_U; ∂v staged in S5, which ∂W no longer takes, so H in S1 lives
   // until R_W; the bf16 twin rounds as for DeltaNet and GDN).
   // (GDN2's, with R_W kept in registers to phase 3 since its b takes S4: 0.986x, H200, 2026-12-03.)
   constexpr bool kRW3 = kGradRW3<REWY, EXP>;
-  static_assert(kRW3 == (kWgDA || (REWY && EXP == 27)), "kGradRW3 names the kernels that form R_W from R_U");
   static_assert(!kWgDA || kSW, "R_W and ∂A on warpgroups: the swizzled layout");
   static_assert(!kRW3 || kWgDA == kSW, "R_W = −R_U Hᵀ on warpgroups exactly where R_U is swizzled");
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
@@ -676,17 +678,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_start(p.phase_cycles);  // phases as kGradPhases names them
   const int cm0 = m0, cn0 = warp_n0<kChunk, NT>();  // C×C tiles
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
-  // E and ∂H⁺ are loaded twice: for phase 1 (Es, dHb), and again for ∂K̄ (phase 5; scalar gates
-  // at phase 4) into E5, dH5, the same slots.
-  bf16_t* E5 = Es;
-  bf16_t* dH5 = dHb;
-  auto load_E = [&](bf16_t* dst) {
-    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dst, p.E + baseV, strideV, len);
-    else load_tile<kChunk, V, NT>(dst, VP, p.E + baseV, strideV, len);
+  // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
+  auto load_E = [&] {
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
+    else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
   };
-  auto load_dH = [&](bf16_t* dst) {
-    if constexpr (kSW) async_tile_sw128<K, V, NT>(dst, p.dHs + baseS, V, K);
-    else load_tile<K, V, NT>(dst, VP, p.dHs + baseS, V, K);
+  auto load_dH = [&] {
+    if constexpr (kSW) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
+    else load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K);
   };
   auto load_dE = [&] {
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
@@ -716,12 +715,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   } else {
     load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
     cp_async_commit();
-    load_E(Es);
+    load_E();
   }
   cp_async_commit();
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_dH(dHb);
+  load_dH();
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
@@ -1039,8 +1038,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // baseline's key-Gram pass still needs S3 for ∂A). Channel gates use S2-S3 for the packed
   // operands and load them in phase 5.
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
-  if constexpr (kEarlyDH) load_dH(dH5);
-  if constexpr (kEarlyE) load_E(E5);
+  if constexpr (kEarlyDH) load_dH();
+  if constexpr (kEarlyE) load_E();
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1234,8 +1233,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (§8 writes it as −K̄_i ∂K̄_i per row plus the total on the last row, which cancels O(1) terms).
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
-  if constexpr (!kEarlyE) load_E(E5);
-  if constexpr (!kEarlyDH) load_dH(dH5);
+  if constexpr (!kEarlyE) load_E();
+  if constexpr (!kEarlyDH) load_dH();
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
@@ -1260,10 +1259,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   {
     float acc[1][NTK][4];
     if constexpr (kSW) {
-      wg_fragment<NTK, V, K>(acc, E5, dH5, nK);
+      wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);
-      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, E5, VP, dH5, VP, m0, nK, 0, V);
+      warp_mma<1, NTK, Lay::RowMajor, Lay::ColMajor, kPrefetch>(acc, Es, VP, dHb, VP, m0, nK, 0, V);
     }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float x = acc[0][j][e];

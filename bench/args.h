@@ -67,6 +67,10 @@ inline std::vector<std::string> words_in(const std::string& flag, const std::str
   }
   return out;
 }
+// "kda,gdn2": delta-rule operator names, at least one.
+inline std::vector<std::string> op_names(const std::string& flag, const std::string& v) {
+  return words_in(flag, v, {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
+}
 // "0,3,5": indices into kShapes, at least one.
 inline std::vector<int> shape_indices(const std::string& flag, const std::string& v) {
   std::vector<int> out;

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   try {
     for (bench::ArgWalker args(argc, argv); args.next();) {
       const std::string& a = args.flag();
-      if (a == "--ops") ops = bench::words_in(a, args.value(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
+      if (a == "--ops") ops = bench::op_names(a, args.value());
       else if (a == "--T") T = bench::int_at_least(a, args.value(), 1, " (tokens)");
       else if (a == "--H") H = bench::int_at_least(a, args.value(), 1, " (heads)");
       else if (a == "--seed") seed = bench::parse_int<uint64_t>(a, args.value());

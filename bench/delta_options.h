@@ -30,7 +30,6 @@ struct DeltaOptions {
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
-
 // Reads bench_delta's flags from argv[1..argc); what it does not know (Google Benchmark's flags)
 // goes to `rest` after argv[0]. Throws std::invalid_argument naming the flag and the value.
 inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*>& rest) {
@@ -38,31 +37,30 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
   rest.assign(1, argv[0]);
   for (ArgWalker args(argc, argv); args.next();) {
     const std::string& a = args.flag();
-    auto val = [&] { return args.value(); };
     if (a == "--ops") {
-      opt.ops = words_in(a, val(), {"deltanet", "gdn", "kda", "gdn2"}, "deltanet, gdn, kda or gdn2");
+      opt.ops = op_names(a, args.value());
     } else if (a == "--shapes") {
-      opt.shapes = shape_indices(a, val());
+      opt.shapes = shape_indices(a, args.value());
     } else if (a == "--policies") {
-      opt.policies = words_in(a, val(), {"recompute", "save"}, "recompute or save");
+      opt.policies = words_in(a, args.value(), {"recompute", "save"}, "recompute or save");
     } else if (a == "--backward") {
-      opt.backward = words_in(a, val(), {"rewy", "baseline"}, "rewy or baseline");
+      opt.backward = words_in(a, args.value(), {"rewy", "baseline"}, "rewy or baseline");
     } else if (a == "--gates") {
-      opt.gates = words_in(a, val(), {"bench", "realistic"}, "bench or realistic");
+      opt.gates = words_in(a, args.value(), {"bench", "realistic"}, "bench or realistic");
     } else if (a == "--samples") {
-      opt.samples = int_at_least(a, val(), 1, "");
+      opt.samples = int_at_least(a, args.value(), 1, "");
     } else if (a == "--csv") {
-      opt.csv = val();
+      opt.csv = args.value();
     } else if (a == "--state-slice") {
-      opt.state_slice = int_in(a, val(), {0, 16, 32, 64, 128}, "0 (automatic), 16, 32, 64 or 128");
+      opt.state_slice = int_in(a, args.value(), {0, 16, 32, 64, 128}, "0 (automatic), 16, 32, 64 or 128");
     } else if (a == "--bwd-slice") {
-      opt.state_bwd_slice = int_in(a, val(), {0, 16, 32, 64, 128}, "0 (automatic), 16, 32, 64 or 128");
+      opt.state_bwd_slice = int_in(a, args.value(), {0, 16, 32, 64, 128}, "0 (automatic), 16, 32, 64 or 128");
     } else if (a == "--grad-warps") {
-      opt.grad_warps = int_in(a, val(), {0, 8, 16}, "0 (automatic), 8 or 16");
+      opt.grad_warps = int_in(a, args.value(), {0, 8, 16}, "0 (automatic), 8 or 16");
     } else if (a == "--prep-warps") {
-      opt.prep_warps = int_in(a, val(), {0, 8, 16}, "0 (automatic), 8 or 16");
+      opt.prep_warps = int_in(a, args.value(), {0, 8, 16}, "0 (automatic), 8 or 16");
     } else if (a == "--replay-warps") {
-      opt.replay_warps = int_in(a, val(), {0, 8, 16}, "0 (automatic), 8 or 16");
+      opt.replay_warps = int_in(a, args.value(), {0, 8, 16}, "0 (automatic), 8 or 16");
     } else if (a == "--prep-overlap") {
       opt.prep_overlap = true;
     } else if (a == "--serial-state-passes") {
@@ -72,7 +70,7 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
     } else if (a == "--multicast") {
       opt.multicast = true;
     } else if (a == "--flush-mb") {
-      opt.flush_mb = int_at_least(a, val(), 1, " (MB)");
+      opt.flush_mb = int_at_least(a, args.value(), 1, " (MB)");
     } else {
       rest.push_back(args.word());
     }

@@ -256,16 +256,28 @@ __device__ __forceinline__ void store_gexp(const DeltaParams& p, const float* Gs
   store_gexp_of<VAR, K>(p, Gs, c, h, threadIdx.x, NT);
 }
 
-// Where a chunk-parallel CTA works: chunk c = blockIdx.x, head h = blockIdx.y, the chunk's first
-// token and rows, and the element offsets and row strides of its [C][K], [C][V] and [C][C] slices.
+// Where a chunk-parallel CTA works: chunk c = blockIdx.x, head h = blockIdx.y (with p.prep_items:
+// the CTA's place in the grid taking the item list's chunks in order, every head of one before the
+// next), the chunk's first token and rows, and the element offsets and row strides of its [C][K],
+// [C][V] and [C][C] slices.
+__device__ __forceinline__ int4 chunk_item(const DeltaParams& p) {
+  if (!p.prep_items) {
+    const int c = blockIdx.x;
+    return {c, p.chunk_tok[c], p.chunk_len[c], int(blockIdx.y)};
+  }
+  const int64_t place = blockIdx.x + int64_t(gridDim.x) * blockIdx.y;
+  const int4 it = p.prep_items[place / p.H];
+  return {it.x, it.y, it.z, int(place % p.H)};
+}
 template <int K, int V>
 struct ChunkAt {
   int c, h, tok0, len;
   int64_t strideK, strideV, strideC, baseK, baseV, baseC;
-  __device__ explicit ChunkAt(const DeltaParams& p)
-      : c(blockIdx.x), h(blockIdx.y), tok0(p.chunk_tok[c]), len(p.chunk_len[c]), strideK(int64_t(p.H) * K),
-        strideV(int64_t(p.H) * V), strideC(int64_t(p.H) * kChunk), baseK((int64_t(tok0) * p.H + h) * K),
-        baseV((int64_t(tok0) * p.H + h) * V), baseC((int64_t(tok0) * p.H + h) * kChunk) {}
+  __device__ explicit ChunkAt(const DeltaParams& p) : ChunkAt(p, chunk_item(p)) {}
+  __device__ ChunkAt(const DeltaParams& p, int4 it)
+      : c(it.x), h(it.w), tok0(it.y), len(it.z), strideK(int64_t(p.H) * K), strideV(int64_t(p.H) * V),
+        strideC(int64_t(p.H) * kChunk), baseK((int64_t(tok0) * p.H + h) * K), baseV((int64_t(tok0) * p.H + h) * V),
+        baseC((int64_t(tok0) * p.H + h) * kChunk) {}
 };
 
 // Row r, columns c0 .. c0 + 7 of 𝒯 from fp32 Ts [C][C + 1] into t, as bf16 into Tb [C][kCP] and,
@@ -435,6 +447,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
       store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
       phase_mark(p.phase_cycles, 4);
       phase_mark(p.phase_cycles, 5);
+      prep_count_out(p, at.c, at.h);
       return;
     }
     // Operands of the sequential kernels (Y_W into KR), Y_U = Ω ⊙ V in place over v.
@@ -448,6 +461,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   tinv_apply_store_wu<K, V, NT, true, VT<VAR>::vec_gate>(Tb, KR, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
                                                          at.strideV, at.len);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
+  prep_count_out(p, at.c, at.h);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -618,6 +632,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   tinv_apply_store_wu<K, V, NT, true, false, EARLY ? SP : 0>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
                                                               at.strideV, at.len, YW1);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
+  prep_count_out(p, at.c, at.h);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -858,6 +873,16 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
   auto chunk = [&](int i) { return REVERSE ? c_begin + count - 1 - i : c_begin + i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
   auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
+  if constexpr (!REVERSE) {
+    // Beside wy_prep (p.prep_done): the chunks the prologue and step 0 issue, flagged out first
+    // (body polls the later ones a step ahead: state_fwd_body).
+    if (p.prep_done) {
+      if (threadIdx.x == 0)
+        for (int i = 0; i < NS && i < count; ++i)
+          if (!wait_prep_flag(p, chunk(i), h)) break;
+      __syncthreads();
+    }
+  }
 #pragma unroll
   for (int i = 0; i < NS - 1; ++i) {
     if (i < count) S::prefetch(stage(i), p, chunk(i), span(i), h, v0, V);
@@ -1137,8 +1162,16 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   const bool holds_state = blk.holds_state;
   const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
 
-  // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes).
+  // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
+  // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
+  if constexpr (OUTPUT && !CLUSTER)
+    if (p.prep_done) pdl_launch_dependents();
+  // Beside wy_prep: thread 0 reads the flag of the chunk the next step issues (NS on) at this
+  // step's start, relaxed, and acts on it before the step's last barrier (so its latency hides
+  // behind the step): waits there if it was not set, else fences (p.prep_fence) to acquire.
+  constexpr int kAhead = L::stages;
+  const int c_end = p.seq_chunk[n + 1];
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
 
@@ -1158,6 +1191,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     // in the output pass (P E reads the plain Eᵀ), Eᵀ's place in the replay.
     bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
+    const bool poll = OUTPUT && !CLUSTER && p.prep_done && threadIdx.x == 0 && c + kAhead < c_end;
+    const unsigned ahead_flag = poll ? load_relaxed(p.prep_done + int64_t(c + kAhead) * p.H + h) : 1u;
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
       wg::store_transposed<BV>(Hacc, Ht, srow0);
@@ -1234,6 +1269,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
+    }
+    if (poll) {
+      if (ahead_flag == 0) wait_prep_flag(p, c + kAhead, h);
+      else if (p.prep_fence) fence_acq_rel_gpu();
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.

@@ -52,8 +52,9 @@ constexpr bool fused_gate(int var, bool output, bool store, int bv) {
 
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
 // stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).
-// kErrPassStall: grad_chunk gave up waiting for the state passes' counts (DeltaParams::pass_wait_ns).
-enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrPassStall = 2, kErrWords = 3 };
+// kErrPassStall: grad_chunk gave up waiting for the state passes' counts (DeltaParams::pass_wait_ns);
+// kErrPrepStall: the forward's state pass gave up waiting for wy_prep's (DeltaParams::prep_done).
+enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrPassStall = 2, kErrPrepStall = 3, kErrWords = 4 };
 
 // Where a chunk sits in the token stream: its first token and its valid rows (1..C).
 struct ChunkSpan {
@@ -115,6 +116,17 @@ struct DeltaParams {
   unsigned long long pass_wait_ns = 0;
   const int4* grad_items = nullptr;
   int replay_slices = 0, bwd_slices = 0;
+  // The forward with wy_prep beside its state pass (LaunchInfo::prep_beside): the pass is launched
+  // first and wy_prep as its programmatic dependent, on the SMs the pass leaves; wy_prep's CTAs
+  // take chunks in position order (prep_items: {chunk, tok0, len, 0} [num_chunks], every head of
+  // one before the next) and flag each (chunk, head) out in prep_done [num_chunks][H]; the pass
+  // issues a chunk's copies only once it is flagged. prep_done[num_chunks H]: wy_prep's finished
+  // CTAs (the last waits for the pass's grid); [num_chunks H + 1]: set by the first pass CTA that
+  // waited pass_wait_ns in vain (kErrPrepStall; the others stop waiting, the forward is void).
+  // prep_fence: the pass's thread 0 fences after a flag it read early (relaxed) and found set.
+  unsigned* prep_done = nullptr;
+  const int4* prep_items = nullptr;
+  bool prep_fence = true;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;
 };
@@ -173,6 +185,45 @@ __device__ __forceinline__ bool wait_passes_counted(const DeltaParams& p, int c,
     if (global_ns() - t0 > p.pass_wait_ns) {
       atomicExch(p.pass_stalled, 1u);
       if (p.error_flag) p.error_flag[kErrPassStall] = 1;
+      return false;
+    }
+    __nanosleep(ns);
+  }
+  return true;
+}
+
+// The forward beside wy_prep (DeltaParams::prep_done). wy_prep's CTA: after its last stores (the
+// block barrier orders every thread's before thread 0's release), flags its (chunk, head) out; the
+// last CTA to finish holds the grid until the pass's grid is complete (the kernels after the
+// forward wait for wy_prep's grid only).
+__device__ __forceinline__ void prep_count_out(const DeltaParams& p, int c, int h) {
+  if (!p.prep_done) return;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    count_release(p.prep_done + int64_t(c) * p.H + h);
+    if (atomicAdd(p.prep_done + int64_t(p.num_chunks) * p.H, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1)
+      pdl_wait_prerequisite();
+  }
+}
+__device__ __forceinline__ unsigned load_relaxed(const unsigned* at) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
+  return v;
+}
+__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;\n" ::: "memory"); }
+// The pass's thread 0: spins until wy_prep has flagged chunk c of head h out (true), or until
+// pass_wait_ns pass or another CTA gave up (false; kErrPrepStall): a flag that never comes (wy_prep
+// not started beside the pass, as where a tool runs grids one at a time) becomes an error, not a
+// device that never finishes.
+__device__ __forceinline__ bool wait_prep_flag(const DeltaParams& p, int c, int h) {
+  const unsigned* const flag = p.prep_done + int64_t(c) * p.H + h;
+  unsigned* const stalled = p.prep_done + int64_t(p.num_chunks) * p.H + 1;
+  const unsigned long long t0 = global_ns();
+  for (unsigned ns = 32; load_acquire(flag) == 0; ns = ns < 1024 ? 2 * ns : ns) {
+    if (*reinterpret_cast<volatile unsigned*>(stalled)) return false;
+    if (global_ns() - t0 > p.pass_wait_ns) {
+      atomicExch(stalled, 1u);
+      if (p.error_flag) p.error_flag[kErrPrepStall] = 1;
       return false;
     }
     __nanosleep(ns);

@@ -24,13 +24,14 @@ namespace {
 
 ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   std::vector<double> tok, len, first;
-  std::vector<int64_t> step_bwd, step_paired;  // the pass step at which each chunk is out
+  std::vector<int64_t> step_fwd, step_bwd, step_paired;  // the pass step at which each chunk is out
   for (int64_t n = 0; n < dims.N; ++n) {
     first.push_back(double(tok.size()));
     const int64_t count = (dims.seq_start[n + 1] - dims.seq_start[n] + kChunk - 1) / kChunk;
     for (int64_t t = dims.seq_start[n], i = 0; t < dims.seq_start[n + 1]; t += kChunk, ++i) {
       tok.push_back(double(t));
       len.push_back(double(std::min<int64_t>(kChunk, dims.seq_start[n + 1] - t)));
+      step_fwd.push_back(i);
       step_bwd.push_back(count - 1 - i);
       step_paired.push_back(std::max(i, count - 1 - i));
     }
@@ -57,6 +58,7 @@ ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   ct.seq_chunk = upload(first);
   ct.grad_serial = upload(items(step_bwd));
   ct.grad_paired = upload(items(step_paired));
+  ct.prep_order = upload(items(step_fwd));
   return ct;
 }
 
@@ -123,13 +125,18 @@ void raise_stored_errors(int device, const std::string& who) {
   // its later blocks and kernels: wait for every kernel on the device so that this raise covers
   // them all and a later call does not raise the same error again (the error path only).
   CUDA_CHECK(cudaDeviceSynchronize());
-  const bool positive = w[kErrPositiveGate] != 0, stalled = w[kErrPassStall] != 0;
+  const bool positive = w[kErrPositiveGate] != 0, stalled = w[kErrPassStall] != 0, prep_stalled = w[kErrPrepStall] != 0;
   for (int i = 0; i < kErrWords; ++i) w[i] = 0;
   // (The wait's length is not named: REWY_PASS_WAIT_MS may have changed since that backward ran.)
   REWY_CHECK(!stalled,
              "{}: an overlapped backward's grad_chunk waited for the state passes' progress past its bound "
              "(REWY_PASS_WAIT_MS, 10 s by default) and gave up; that backward's gradients are void (rerun it "
              "with --serial-grad, Config::overlap_grad = false)",
+             who);
+  REWY_CHECK(!prep_stalled,
+             "{}: a forward's state pass waited for wy_prep, launched beside it, past its bound (REWY_PASS_WAIT_MS, "
+             "10 s by default) and gave up; that forward's outputs are void (wy_prep did not start beside the "
+             "pass, as where a tool runs grids one at a time: rerun without REWY_EXPERIMENTS=fwdlap)",
              who);
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
@@ -359,6 +366,21 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool save = cfg.policy == Policy::Save;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
+  const int var = variant_id(cfg.variant);
+  // wy_prep beside the state pass (experiments fwdlap; fwdlapnf without the pass's fence; fwdlapw
+  // with at most 32 pass CTAs): where the pairs are few the pass's CTAs (one an SM) leave most SMs
+  // idle while wy_prep, before it, runs alone. The pass takes the narrowest slice that keeps it to
+  // 64 CTAs (68 SMs for wy_prep).
+  const int64_t pairs = d.N * d.H;
+  const bool wide_beside = experiment("fwdlapw", var);
+  li.prep_beside = (experiment("fwdlap", var) || experiment("fwdlapnf", var) || wide_beside) && ct.num_chunks > 0 &&
+                   !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64;
+  if (li.prep_beside && !cfg.state_slice) {
+    const int64_t cap = wide_beside ? 32 : 64;
+    int w = 16;
+    while (w < d.V && pairs * (d.V / w) > cap) w *= 2;
+    li.bv = w;
+  }
   const bool saved_rows = save_row_gates(cfg, d, s, li);
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
   if (saved_rows) sv.gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
@@ -374,7 +396,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // pass only.
   Tensor Tbeta, gate_rows;
   const int slice = std::min<int>(li.bv, int(d.V));
-  const int var = variant_id(cfg.variant);
   if (fused_wu(var, true, li.store_state, slice)) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     p.Tbeta = ptr<bf16_t>(Tbeta);
@@ -384,6 +405,14 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool row_gates = fused_rows || saved_rows;
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
+  Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
+  if (li.prep_beside) {
+    prep_done = Tensor::zeros({int64_t(ct.num_chunks) * d.H + 2}, DType::I32, dev, &s);
+    p.prep_done = ptr<unsigned>(prep_done);
+    p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
+    p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
+    p.prep_fence = !experiment("fwdlapnf", var);
+  }
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });
   else if (r.ht.defined())  // no tokens: the state passes straight through

@@ -219,18 +219,19 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
-void launch_prep_threads(const DeltaParams& p, cudaStream_t s) {
+void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
   static const std::string name = kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (EXP ? "wy_prep_exp" : "wy_prep"),
                                         VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s,
+                                                                                                     beside);
 }
 
 template <int VAR, int K>
 inline constexpr bool kPrepEarlyGates = VAR == kKDA && K == 128;  // wy_prep_split's EARLY (below)
 
 template <int VAR, int K, int V>
-void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
-                 bool split) {  // LaunchInfo::prep_warps, prep_overlap, prep_split
+void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, bool split,
+                 bool beside = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split, prep_beside
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
       // KDA's at K = 128 loads and scans the second slice's gates with the first's (EARLY: GDN2's
@@ -247,7 +248,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
         constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
         static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
         launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly>, kThreads,
-                              PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s);
+                              PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside);
       };
       if constexpr (kPrepEarlyGates<VAR, K>) {
         if (!experiment("lateg", VAR)) return launch_split(std::true_type{});
@@ -259,8 +260,8 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap,
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
   dispatch_threads(warps, [&](auto nt) {
-    if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s);
-    else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s);
+    if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s, beside);
+    else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s, beside);
   });
 }
 
@@ -489,9 +490,19 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, li.prep_overlap, li.prep_split);
-    if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(p, li.stream, li.maps);
-    else launch_state_fwd<VAR, K, V, BV, true, false>(p, li.stream, li.maps);
+    // Beside (li.prep_beside): the pass first, wy_prep as its programmatic dependent on the SMs it
+    // leaves (both wait on nothing else; REWY_KERNEL_TIMING times kernels one at a time, so there
+    // they run in order without the flags).
+    const bool beside = li.prep_beside && p.prep_done && !kernel_timing();
+    DeltaParams q = p;
+    if (!beside) q.prep_done = nullptr, q.prep_items = nullptr;
+    auto pass = [&] {
+      if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(q, li.stream, beside ? nullptr : li.maps);
+      else launch_state_fwd<VAR, K, V, BV, true, false>(q, li.stream, beside ? nullptr : li.maps);
+    };
+    if (beside) pass();
+    launch_prep<VAR, K, V>(q, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, beside);
+    if (!beside) pass();
   });
 }
 

@@ -328,6 +328,76 @@ TEST(GpuDelta, StalledPassesRaiseInsteadOfHanging) {
   }
 }
 
+// The forward with wy_prep beside its state pass (Config::prep_beside) against the serial forward
+// at the same V-slice width: the same kernels' arithmetic in another launch order, so the same
+// results (expect_same_but_atomic_sums: the backwards' atomic sums may add in another order).
+// Sequences of 300 and 700 tokens (a partial chunk each; wy_prep's position order interleaves
+// them), both policies, both head-dim pairs.
+TEST(GpuDelta, PrepBesideMatchesSerial) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  const int64_t dims[][2] = {{128, 128}, {64, 64}};
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2})
+    for (const auto& kv : dims) {
+      const RandomCase c = make_random_case(two_sequences(variant, 4, kv[0], kv[1], seed));
+      auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+      const RandomCase dev = to_cuda(c, cuda(0));
+      std::vector<std::pair<Outputs, Outputs>> runs;  // (beside, serial) per policy
+      for (Policy policy : {Policy::Recompute, Policy::Save}) {
+        Config cfg;
+        cfg.variant = variant;
+        cfg.policy = policy;
+        cfg.state_slice = 32;
+        cfg.prep_beside = true;
+        const int64_t before = prep_beside_forwards();
+        Outputs beside = run_named(cfg, dev);
+        EXPECT_GT(prep_beside_forwards(), before) << name(variant) << ": wy_prep did not run beside the pass";
+        cfg.prep_beside = false;
+        runs.emplace_back(std::move(beside), run_named(cfg, dev));
+      }
+      const CpuReference ref = ref_future.get();
+      for (const auto& [beside, serial] : runs)
+        expect_same_but_atomic_sums(beside, serial, ref,
+                                    std::string(name(variant)) + " K=" + std::to_string(kv[0]) + " V=" +
+                                        std::to_string(kv[1]) + " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
+    }
+}
+
+// A state pass beside wy_prep whose flags never come (REWY_TEST_STALL_PREP: wy_prep flags a copy
+// the pass does not read) gives up after REWY_PASS_WAIT_MS, once for the whole grid, and the call
+// (or the next one's entry) raises; the call after that runs clean.
+TEST(GpuDelta, StalledPrepRaisesInsteadOfHanging) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const uint64_t seed = test::fresh_seed();
+  const RandomCase dev = to_cuda(make_random_case(two_sequences(Variant::GDN, 4, 128, 128, seed)), cuda(0));
+  Config cfg;
+  cfg.variant = Variant::GDN;
+  cfg.prep_beside = true;
+  ::setenv("REWY_TEST_STALL_PREP", "1", 1);
+  ::setenv("REWY_PASS_WAIT_MS", "200", 1);
+  const int64_t before = prep_beside_forwards();
+  int raised = 0;
+  auto run_counting = [&](const char* which) {
+    try {
+      run_named(cfg, dev);
+    } catch (const std::exception& e) {
+      ++raised;
+      EXPECT_NE(std::string(e.what()).find("gave up"), std::string::npos) << which << ": " << e.what();
+    }
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  run_counting("the stalled call");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::unsetenv("REWY_TEST_STALL_PREP");
+  ::unsetenv("REWY_PASS_WAIT_MS");
+  ASSERT_GT(prep_beside_forwards(), before) << "wy_prep did not run beside the pass";
+  EXPECT_LT(seconds, 5.0) << "every pass CTA waited on its own";
+  if (raised == 0) run_counting("the call after it");
+  EXPECT_EQ(raised, 1) << "the stall was not raised";
+  EXPECT_NO_THROW(run_named(cfg, dev)) << "the error was raised twice";
+}
+
 // The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA
 // multicast (Config::multicast_state_tiles, where the slices are narrower than V) against every
 // slice loading its own: the same arithmetic on the same tiles (expect_same_but_atomic_sums).

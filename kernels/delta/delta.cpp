@@ -254,4 +254,12 @@ int64_t overlapped_backwards() {
 #endif
 }
 
+int64_t prep_beside_forwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::prep_beside_forwards();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

@@ -92,6 +92,14 @@ struct Config {
   // (KDA's backward at (1, 16384, 16) 1.92 -> 2.72 ms beside state_bwd), and the forward's
   // clusters of 4 and 8 did not all fit at once (H200, 2026-11-30, docs/perf-delta.md).
   bool multicast_state_tiles = false;
+  // CUDA forward, experimental (off; REWY_EXPERIMENTS=fwdlap turns it on too): with few
+  // (sequence, head) pairs (at most 64 state-pass CTAs at V-slices of 64) the state pass is
+  // launched first, in V-slices that keep it to 64 CTAs (state_slice 0), and wy_prep beside it as
+  // its programmatic dependent on the SMs it leaves, taking chunks in position order; the pass
+  // issues a chunk's loads once wy_prep has flagged it out. The results are those of the serial
+  // forward at the same slice width. Where grids cannot run side by side (a tool that runs them one
+  // at a time) the pass gives up after REWY_PASS_WAIT_MS (10 s) and the call raises.
+  bool prep_beside = false;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
   // 56-68 bytes), 8 or 16.
@@ -206,5 +214,8 @@ int64_t multicast_state_launches();
 // CUDA: how many backwards this process has run with grad_chunk beside the state passes
 // (Config::overlap_grad, where it applies); 0 without CUDA.
 int64_t overlapped_backwards();
+// CUDA: how many forwards this process has run with wy_prep beside the state pass
+// (Config::prep_beside, where it applies); 0 without CUDA.
+int64_t prep_beside_forwards();
 
 }  // namespace rewy::delta

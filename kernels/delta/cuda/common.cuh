@@ -127,6 +127,7 @@ struct DeltaParams {
   unsigned* prep_done = nullptr;
   const int4* prep_items = nullptr;
   bool prep_fence = true;
+  bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;
 };

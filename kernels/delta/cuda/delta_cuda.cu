@@ -108,6 +108,12 @@ bool stall_passes_for_test() {
   const char* e = std::getenv("REWY_TEST_STALL_PASSES");
   return e && std::string(e) == "1";
 }
+// REWY_TEST_STALL_PREP=1 (GPU test): the forward's state pass beside wy_prep waits for flags that
+// never come, so its wait must end in kErrPrepStall.
+bool stall_prep_for_test() {
+  const char* e = std::getenv("REWY_TEST_STALL_PREP");
+  return e && std::string(e) == "1";
+}
 // How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
 // far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
 int64_t pass_wait_ms() {
@@ -136,7 +142,8 @@ void raise_stored_errors(int device, const std::string& who) {
   REWY_CHECK(!prep_stalled,
              "{}: a forward's state pass waited for wy_prep, launched beside it, past its bound (REWY_PASS_WAIT_MS, "
              "10 s by default) and gave up; that forward's outputs are void (wy_prep did not start beside the "
-             "pass, as where a tool runs grids one at a time: rerun without REWY_EXPERIMENTS=fwdlap)",
+             "pass, as where a tool runs grids one at a time: rerun with Config::prep_beside = false and "
+             "without REWY_EXPERIMENTS=fwdlap)",
              who);
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
@@ -313,6 +320,7 @@ Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Dev
 
 std::atomic<int64_t> g_multicast_launches{0};
 std::atomic<int64_t> g_overlapped_backwards{0};
+std::atomic<int64_t> g_prep_beside_forwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -373,7 +381,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // 64 CTAs (68 SMs for wy_prep).
   const int64_t pairs = d.N * d.H;
   const bool wide_beside = experiment("fwdlapw", var);
-  li.prep_beside = (experiment("fwdlap", var) || experiment("fwdlapnf", var) || wide_beside) && ct.num_chunks > 0 &&
+  li.prep_beside = (cfg.prep_beside || experiment("fwdlap", var) || experiment("fwdlapnf", var) || wide_beside) && ct.num_chunks > 0 &&
                    !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64;
   if (li.prep_beside && !cfg.state_slice) {
     const int64_t cap = wide_beside ? 32 : 64;
@@ -407,11 +415,15 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
   if (li.prep_beside) {
-    prep_done = Tensor::zeros({int64_t(ct.num_chunks) * d.H + 2}, DType::I32, dev, &s);
+    const int64_t words = int64_t(ct.num_chunks) * d.H + 2;
+    // REWY_TEST_STALL_PREP=1 (GPU test): wy_prep flags a second copy that the pass never reads.
+    prep_done = Tensor::zeros({stall_prep_for_test() ? 2 * words : words}, DType::I32, dev, &s);
     p.prep_done = ptr<unsigned>(prep_done);
+    p.prep_stall_for_test = stall_prep_for_test();
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
     p.prep_fence = !experiment("fwdlapnf", var);
+    g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   if (ct.num_chunks > 0)
     dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });
@@ -560,5 +572,6 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
 void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_order_relaxed); }
 int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
+int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -11,5 +11,6 @@ Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const Forw
                const Tensor& dht);
 int64_t multicast_state_launches();
 int64_t overlapped_backwards();
+int64_t prep_beside_forwards();
 
 }  // namespace rewy::delta::cuda_impl

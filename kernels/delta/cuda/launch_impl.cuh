@@ -501,7 +501,9 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
       else launch_state_fwd<VAR, K, V, BV, true, false>(q, li.stream, beside ? nullptr : li.maps);
     };
     if (beside) pass();
-    launch_prep<VAR, K, V>(q, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, beside);
+    DeltaParams qp = q;
+    if (beside && q.prep_stall_for_test) qp.prep_done += int64_t(q.num_chunks) * q.H + 2;
+    launch_prep<VAR, K, V>(qp, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, beside);
     if (!beside) pass();
   });
 }

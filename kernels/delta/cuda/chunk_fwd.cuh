@@ -273,7 +273,11 @@ template <int K, int V>
 struct ChunkAt {
   int c, h, tok0, len;
   int64_t strideK, strideV, strideC, baseK, baseV, baseC;
-  __device__ explicit ChunkAt(const DeltaParams& p) : ChunkAt(p, chunk_item(p)) {}
+  __device__ explicit ChunkAt(const DeltaParams& p)
+      : c(blockIdx.x), h(blockIdx.y), tok0(p.chunk_tok[c]), len(p.chunk_len[c]), strideK(int64_t(p.H) * K),
+        strideV(int64_t(p.H) * V), strideC(int64_t(p.H) * kChunk), baseK((int64_t(tok0) * p.H + h) * K),
+        baseV((int64_t(tok0) * p.H + h) * V), baseC((int64_t(tok0) * p.H + h) * kChunk) {}
+  // it: chunk_item's {chunk, tok0, len, head}.
   __device__ ChunkAt(const DeltaParams& p, int4 it)
       : c(it.x), h(it.w), tok0(it.y), len(it.z), strideK(int64_t(p.H) * K), strideV(int64_t(p.H) * V),
         strideC(int64_t(p.H) * kChunk), baseK((int64_t(tok0) * p.H + h) * K), baseV((int64_t(tok0) * p.H + h) * V),
@@ -346,7 +350,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   bf16_t* ws = reinterpret_cast<bf16_t*>(smem + L::ws);
   float* As = reinterpret_cast<float*>(smem + L::As);
 
-  const ChunkAt<K, V> at(p);
+  const ChunkAt<K, V> at(p, chunk_item(p));  // (position order beside the pass: p.prep_items)
 
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
@@ -534,7 +538,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   bf16_t* YW1 = reinterpret_cast<bf16_t*>(smem + L::YW1);  // EARLY
   float* Gs2 = reinterpret_cast<float*>(smem + L::Gs2);    // EARLY
 
-  const ChunkAt<K, V> at(p);
+  const ChunkAt<K, V> at(p, chunk_item(p));
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   if (threadIdx.x < kChunk) betas[threadIdx.x] = bt;  // read after the first slice's barrier
   phase_start(p.phase_cycles);
@@ -866,22 +870,20 @@ struct SeqBlock {
 // body must end with a block barrier (its stage is refilled next). A chunk's span is read from the
 // chunk table one step before its prefetch and travels in its stage (S::span): no dependent global
 // load heads a step.
-template <class S, int NS, bool REVERSE, class Body>
+template <class S, int NS, bool REVERSE, class Body, bool BESIDE = false>
 __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
                                                Body&& body) {
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto chunk = [&](int i) { return REVERSE ? c_begin + count - 1 - i : c_begin + i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
   auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
-  if constexpr (!REVERSE) {
+  if constexpr (BESIDE && !REVERSE) {
     // Beside wy_prep (p.prep_done): the chunks the prologue and step 0 issue, flagged out first
     // (body polls the later ones a step ahead: state_fwd_body).
-    if (p.prep_done) {
-      if (threadIdx.x == 0)
-        for (int i = 0; i < NS && i < count; ++i)
-          if (!wait_prep_flag(p, chunk(i), h)) break;
-      __syncthreads();
-    }
+    if (threadIdx.x == 0)
+      for (int i = 0; i < NS && i < count; ++i)
+        if (!wait_prep_flag(p, chunk(i), h)) break;
+    __syncthreads();
   }
 #pragma unroll
   for (int i = 0; i < NS - 1; ++i) {
@@ -1145,8 +1147,10 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set. CLUSTER: the block is one of a cluster of
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE>
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (LaunchInfo::prep_beside).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
+  static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
   constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
@@ -1165,13 +1169,12 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
-  if constexpr (OUTPUT && !CLUSTER)
-    if (p.prep_done) pdl_launch_dependents();
+  if constexpr (BESIDE) pdl_launch_dependents();
   // Beside wy_prep: thread 0 reads the flag of the chunk the next step issues (NS on) at this
   // step's start, relaxed, and acts on it before the step's last barrier (so its latency hides
   // behind the step): waits there if it was not set, else fences (p.prep_fence) to acquire.
   constexpr int kAhead = L::stages;
-  const int c_end = p.seq_chunk[n + 1];
+  const int c_end = BESIDE ? p.seq_chunk[n + 1] : 0;
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
 
@@ -1191,7 +1194,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     // in the output pass (P E reads the plain Eᵀ), Eᵀ's place in the replay.
     bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
-    const bool poll = OUTPUT && !CLUSTER && p.prep_done && threadIdx.x == 0 && c + kAhead < c_end;
+    const bool poll = BESIDE && threadIdx.x == 0 && c + kAhead < c_end;
     const unsigned ahead_flag = poll ? load_relaxed(p.prep_done + int64_t(c + kAhead) * p.H + h) : 1u;
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
@@ -1283,15 +1286,15 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     seq_chunk_loop_multicast<S, L::stages>(smem, reinterpret_cast<uint64_t*>(smem + L::bars), p, *maps, n, h, v0, V,
                                            V / BV, step);
   else
-    seq_chunk_loop<S, L::stages, false>(smem, p, n, h, v0, V, step);
+    seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
   if (holds_state && p.ht)
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE>(p, nullptr);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

@@ -116,6 +116,8 @@ struct DeltaParams {
   unsigned long long pass_wait_ns = 0;
   const int4* grad_items = nullptr;
   int replay_slices = 0, bwd_slices = 0;
+  // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
+  unsigned long long* phase_cycles = nullptr;
   // The forward with wy_prep beside its state pass (LaunchInfo::prep_beside): the pass is launched
   // first and wy_prep as its programmatic dependent, on the SMs the pass leaves; wy_prep's CTAs
   // take chunks in position order (prep_items: {chunk, tok0, len, 0} [num_chunks], every head of
@@ -128,8 +130,6 @@ struct DeltaParams {
   const int4* prep_items = nullptr;
   bool prep_fence = true;
   bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
-  // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
-  unsigned long long* phase_cycles = nullptr;
 };
 
 constexpr int kMaxPhases = 8;

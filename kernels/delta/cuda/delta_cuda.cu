@@ -376,12 +376,13 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   const int var = variant_id(cfg.variant);
   // wy_prep beside the state pass (experiments fwdlap; fwdlapnf without the pass's fence; fwdlapw
-  // with at most 32 pass CTAs): where the pairs are few the pass's CTAs (one an SM) leave most SMs
+  // with at most 32 pass CTAs; fwdlapnfw both): where the pairs are few the pass's CTAs (one an SM) leave most SMs
   // idle while wy_prep, before it, runs alone. The pass takes the narrowest slice that keeps it to
   // 64 CTAs (68 SMs for wy_prep).
   const int64_t pairs = d.N * d.H;
-  const bool wide_beside = experiment("fwdlapw", var);
-  li.prep_beside = (cfg.prep_beside || experiment("fwdlap", var) || experiment("fwdlapnf", var) || wide_beside) && ct.num_chunks > 0 &&
+  const bool no_fence = experiment("fwdlapnf", var) || experiment("fwdlapnfw", var);
+  const bool wide_beside = experiment("fwdlapw", var) || experiment("fwdlapnfw", var);
+  li.prep_beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside) && ct.num_chunks > 0 &&
                    !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64;
   if (li.prep_beside && !cfg.state_slice) {
     const int64_t cap = wide_beside ? 32 : 64;
@@ -390,6 +391,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     li.bv = w;
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);
+  if (saved_rows) li.prep_beside = false;  // (the pass with GDN's saved row gates has no beside form)
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
   if (saved_rows) sv.gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
@@ -422,7 +424,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_stall_for_test = stall_prep_for_test();
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
-    p.prep_fence = !experiment("fwdlapnf", var);
+    p.prep_fence = !no_fence;
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   if (ct.num_chunks > 0)

@@ -338,12 +338,15 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
-  if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
-  static const std::string name =
-      kname(OUTPUT ? (STORE ? "state_fwd_out_store" : "state_fwd_out") : "state_fwd_replay", VAR, K, V, BV);
-  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE>,
+  if constexpr (!BESIDE)
+    if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
+  static const std::string name = kname(
+      OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store") : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+             : "state_fwd_replay",
+      VAR, K, V, BV);
+  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE>,
                     StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p, V / BV, s);
 }
 
@@ -354,11 +357,17 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
 // 2026-12-02, docs/measurements/2026-12-02-s29/call1-pdlprep/): removed.)
 // GDN's Save forward with p.gate_rows set (save_row_gates in delta_cuda.cu): the pass reads q and
 // k and scales by the rows' gates, as the fused Recompute forward does (V-slices of 64 and 128).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE>
+// BESIDE: wy_prep beside the pass (LaunchInfo::prep_beside; never with GDN's saved row gates).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool BESIDE = false>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
-  dispatch_flag<VAR == kGDN && OUTPUT && STORE && BV % 64 == 0>(p.gate_rows != nullptr, [&](auto sgate) {
-    launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, decltype(sgate)::value>(p, s, maps);
-  });
+  if constexpr (BESIDE) {
+    REWY_CHECK(!(STORE && p.gate_rows), "wy_prep beside the pass: not with saved row gates");
+    launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, false, true>(p, s, nullptr);
+  } else {
+    dispatch_flag<VAR == kGDN && OUTPUT && STORE && BV % 64 == 0>(p.gate_rows != nullptr, [&](auto sgate) {
+      launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, decltype(sgate)::value>(p, s, maps);
+    });
+  }
 }
 
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
@@ -509,8 +518,13 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
     DeltaParams q = p;
     if (!beside) q.prep_done = nullptr, q.prep_items = nullptr;
     auto pass = [&] {
-      if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(q, li.stream, beside ? nullptr : li.maps);
-      else launch_state_fwd<VAR, K, V, BV, true, false>(q, li.stream, beside ? nullptr : li.maps);
+      if (beside) {
+        if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true, true>(q, li.stream);
+        else launch_state_fwd<VAR, K, V, BV, true, false, true>(q, li.stream);
+      } else {
+        if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(q, li.stream, li.maps);
+        else launch_state_fwd<VAR, K, V, BV, true, false>(q, li.stream, li.maps);
+      }
     };
     // wy_prep loaded first: its lazy load at launch would wait for the pass, which waits for it.
     if (beside) launch_prep<VAR, K, V>(q, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, true, true);

@@ -97,8 +97,10 @@ struct Config {
   // launched first, in V-slices that keep it to 64 CTAs (state_slice 0), and wy_prep beside it as
   // its programmatic dependent on the SMs it leaves, taking chunks in position order; the pass
   // issues a chunk's loads once wy_prep has flagged it out. The results are those of the serial
-  // forward at the same slice width. Where grids cannot run side by side (a tool that runs them one
-  // at a time) the pass gives up after REWY_PASS_WAIT_MS (10 s) and the call raises.
+  // forward at the same slice width. Off under CUDA_LAUNCH_BLOCKING=1 and REWY_SERIAL_FORWARD=1;
+  // where grids still cannot run side by side (a tool that runs them one at a time, such as
+  // compute-sanitizer: set REWY_SERIAL_FORWARD=1 there) the pass gives up after REWY_PASS_WAIT_MS
+  // (10 s) and the call raises.
   bool prep_beside = false;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills

@@ -114,6 +114,17 @@ bool stall_prep_for_test() {
   const char* e = std::getenv("REWY_TEST_STALL_PREP");
   return e && std::string(e) == "1";
 }
+// Whether grids may run side by side for the forward with wy_prep beside its pass: not with
+// CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
+// for a wy_prep not yet launched) nor with REWY_SERIAL_FORWARD=1 (for tools that run grids one at a
+// time, such as compute-sanitizer).
+bool grids_side_by_side() {
+  for (const char* name : {"CUDA_LAUNCH_BLOCKING", "REWY_SERIAL_FORWARD"}) {
+    const char* e = std::getenv(name);
+    if (e && std::string(e) == "1") return false;
+  }
+  return true;
+}
 // How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
 // far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
 int64_t pass_wait_ms() {
@@ -142,8 +153,8 @@ void raise_stored_errors(int device, const std::string& who) {
   REWY_CHECK(!prep_stalled,
              "{}: a forward's state pass waited for wy_prep, launched beside it, past its bound (REWY_PASS_WAIT_MS, "
              "10 s by default) and gave up; that forward's outputs are void (wy_prep did not start beside the "
-             "pass, as where a tool runs grids one at a time: rerun with Config::prep_beside = false and "
-             "without REWY_EXPERIMENTS=fwdlap)",
+             "pass, as where a tool runs grids one at a time: rerun with REWY_SERIAL_FORWARD=1, or "
+             "Config::prep_beside = false and without REWY_EXPERIMENTS=fwdlap*)",
              who);
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
@@ -383,7 +394,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool no_fence = experiment("fwdlapnf", var) || experiment("fwdlapnfw", var);
   const bool wide_beside = experiment("fwdlapw", var) || experiment("fwdlapnfw", var);
   li.prep_beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside) && ct.num_chunks > 0 &&
-                   !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64;
+                   !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (li.prep_beside && !cfg.state_slice) {
     const int64_t cap = wide_beside ? 32 : 64;
     int w = 16;

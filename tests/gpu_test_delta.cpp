@@ -293,6 +293,36 @@ TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
 // replay count more than the slices give) ends in an error naming the stall once the wait gives up
 // (REWY_PASS_WAIT_MS), raised once, not in a device that never finishes; the call after that runs
 // clean. Both policies (the Save backward has no replay: its count never comes).
+// Runs cfg on dev with `stall_env`=1 and REWY_PASS_WAIT_MS=200, then checks that the stalled
+// kernel ran (launches() grew), that the grid gave up once rather than CTA by CTA (under 5 s), that
+// the error was raised once, by the stalled call (when its forward's check reads the words after
+// the wait gave up) or by the next call's entry, and that the call after runs clean.
+void expect_stall_raised_once(const Config& cfg, const RandomCase& dev, const char* stall_env, int64_t (*launches)(),
+                              const std::string& what, const char* not_launched, const char* each_waited) {
+  ::setenv(stall_env, "1", 1);
+  ::setenv("REWY_PASS_WAIT_MS", "200", 1);
+  const int64_t before = launches();
+  int raised = 0;
+  auto run_counting = [&](const char* which) {
+    try {
+      run_named(cfg, dev);
+    } catch (const std::exception& e) {
+      ++raised;
+      EXPECT_NE(std::string(e.what()).find("gave up"), std::string::npos) << which << ": " << e.what();
+    }
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  run_counting("the stalled call");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::unsetenv(stall_env);
+  ::unsetenv("REWY_PASS_WAIT_MS");
+  ASSERT_GT(launches(), before) << what << not_launched;
+  EXPECT_LT(seconds, 5.0) << what << each_waited;
+  if (raised == 0) run_counting("the call after it");
+  EXPECT_EQ(raised, 1) << what << ": the stall was not raised";
+  EXPECT_NO_THROW(run_named(cfg, dev)) << what << ": the error was raised twice";
+}
+
 TEST(GpuDelta, StalledPassesRaiseInsteadOfHanging) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const uint64_t seed = test::fresh_seed();
@@ -301,30 +331,8 @@ TEST(GpuDelta, StalledPassesRaiseInsteadOfHanging) {
     Config cfg;
     cfg.variant = Variant::KDA;
     cfg.policy = policy;
-    ::setenv("REWY_TEST_STALL_PASSES", "1", 1);
-    ::setenv("REWY_PASS_WAIT_MS", "200", 1);
-    const int64_t before = overlapped_backwards();
-    // The error is raised once: by the stalled call (when its forward's check reads the words after
-    // the wait gave up) or by the next call's entry.
-    int raised = 0;
-    auto run_counting = [&](const char* which) {
-      try {
-        run_named(cfg, dev);
-      } catch (const std::exception& e) {
-        ++raised;
-        EXPECT_NE(std::string(e.what()).find("gave up"), std::string::npos) << which << ": " << e.what();
-      }
-    };
-    const auto t0 = std::chrono::steady_clock::now();
-    run_counting("the stalled call");
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ::unsetenv("REWY_TEST_STALL_PASSES");
-    ::unsetenv("REWY_PASS_WAIT_MS");
-    ASSERT_GT(overlapped_backwards(), before) << name(policy) << ": grad_chunk did not run beside the passes";
-    EXPECT_LT(seconds, 5.0) << name(policy) << ": every grad_chunk CTA waited on its own";
-    if (raised == 0) run_counting("the call after it");
-    EXPECT_EQ(raised, 1) << name(policy) << ": the stall was not raised";
-    EXPECT_NO_THROW(run_named(cfg, dev)) << name(policy) << ": the error was raised twice";
+    expect_stall_raised_once(cfg, dev, "REWY_TEST_STALL_PASSES", overlapped_backwards, name(policy),
+                             ": grad_chunk did not run beside the passes", ": every grad_chunk CTA waited on its own");
   }
 }
 
@@ -374,28 +382,8 @@ TEST(GpuDelta, StalledPrepRaisesInsteadOfHanging) {
   Config cfg;
   cfg.variant = Variant::GDN;
   cfg.prep_beside = true;
-  ::setenv("REWY_TEST_STALL_PREP", "1", 1);
-  ::setenv("REWY_PASS_WAIT_MS", "200", 1);
-  const int64_t before = prep_beside_forwards();
-  int raised = 0;
-  auto run_counting = [&](const char* which) {
-    try {
-      run_named(cfg, dev);
-    } catch (const std::exception& e) {
-      ++raised;
-      EXPECT_NE(std::string(e.what()).find("gave up"), std::string::npos) << which << ": " << e.what();
-    }
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  run_counting("the stalled call");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ::unsetenv("REWY_TEST_STALL_PREP");
-  ::unsetenv("REWY_PASS_WAIT_MS");
-  ASSERT_GT(prep_beside_forwards(), before) << "wy_prep did not run beside the pass";
-  EXPECT_LT(seconds, 5.0) << "every pass CTA waited on its own";
-  if (raised == 0) run_counting("the call after it");
-  EXPECT_EQ(raised, 1) << "the stall was not raised";
-  EXPECT_NO_THROW(run_named(cfg, dev)) << "the error was raised twice";
+  expect_stall_raised_once(cfg, dev, "REWY_TEST_STALL_PREP", prep_beside_forwards, "GDN",
+                           ": wy_prep did not run beside the pass", ": every pass CTA waited on its own");
 }
 
 // The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA

@@ -1147,7 +1147,7 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set. CLUSTER: the block is one of a cluster of
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
-// BESIDE: wy_prep runs beside as this grid's programmatic dependent (LaunchInfo::prep_beside).
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");

@@ -118,7 +118,7 @@ struct DeltaParams {
   int replay_slices = 0, bwd_slices = 0;
   // REWY_KERNEL_TIMING=2: Σ over CTAs of each phase's cycles [kMaxPhases] (null: not measured)
   unsigned long long* phase_cycles = nullptr;
-  // The forward with wy_prep beside its state pass (LaunchInfo::prep_beside): the pass is launched
+  // The forward with wy_prep beside its state pass (Config::prep_beside): the pass is launched
   // first and wy_prep as its programmatic dependent, on the SMs the pass leaves; wy_prep's CTAs
   // take chunks in position order (prep_items: {chunk, tok0, len, 0} [num_chunks], every head of
   // one before the next) and flag each (chunk, head) out in prep_done [num_chunks][H]; the pass
@@ -176,21 +176,27 @@ __device__ __forceinline__ unsigned long long global_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-// Thread 0: spins until they have (true), or until pass_wait_ns pass or another CTA gave up (false):
-// a count that never arrives (a pass that failed to launch or to count) becomes an error, not a
-// device that never finishes.
-__device__ __forceinline__ bool wait_passes_counted(const DeltaParams& p, int c, int h) {
+// Thread 0: spins until ready() (true), or until pass_wait_ns pass or another CTA gave up (false;
+// the first to give up sets *stalled and error word `err`): progress that never arrives (a kernel
+// that failed to launch, to count, or to run beside) becomes an error, not a device that never
+// finishes.
+template <class Ready>
+__device__ __forceinline__ bool spin_until(const DeltaParams& p, Ready&& ready, unsigned* stalled, int err) {
   const unsigned long long t0 = global_ns();
-  for (unsigned ns = 32; !passes_counted(p, c, h); ns = ns < 1024 ? 2 * ns : ns) {
-    if (*reinterpret_cast<volatile unsigned*>(p.pass_stalled)) return false;
+  for (unsigned ns = 32; !ready(); ns = ns < 1024 ? 2 * ns : ns) {
+    if (*reinterpret_cast<volatile unsigned*>(stalled)) return false;
     if (global_ns() - t0 > p.pass_wait_ns) {
-      atomicExch(p.pass_stalled, 1u);
-      if (p.error_flag) p.error_flag[kErrPassStall] = 1;
+      atomicExch(stalled, 1u);
+      if (p.error_flag) p.error_flag[err] = 1;
       return false;
     }
     __nanosleep(ns);
   }
   return true;
+}
+// grad_chunk's wait for both passes' counts of chunk c of head h (kErrPassStall).
+__device__ __forceinline__ bool wait_passes_counted(const DeltaParams& p, int c, int h) {
+  return spin_until(p, [&] { return passes_counted(p, c, h); }, p.pass_stalled, kErrPassStall);
 }
 
 // The forward beside wy_prep (DeltaParams::prep_done). wy_prep's CTA: after its last stores (the
@@ -212,24 +218,12 @@ __device__ __forceinline__ unsigned load_relaxed(const unsigned* at) {
   return v;
 }
 __device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;\n" ::: "memory"); }
-// The pass's thread 0: spins until wy_prep has flagged chunk c of head h out (true), or until
-// pass_wait_ns pass or another CTA gave up (false; kErrPrepStall): a flag that never comes (wy_prep
-// not started beside the pass, as where a tool runs grids one at a time) becomes an error, not a
-// device that never finishes.
+// The pass's wait for wy_prep's flag of chunk c of head h (kErrPrepStall; a flag that never comes:
+// wy_prep not started beside the pass, as where a tool runs grids one at a time).
 __device__ __forceinline__ bool wait_prep_flag(const DeltaParams& p, int c, int h) {
   const unsigned* const flag = p.prep_done + int64_t(c) * p.H + h;
-  unsigned* const stalled = p.prep_done + int64_t(p.num_chunks) * p.H + 1;
-  const unsigned long long t0 = global_ns();
-  for (unsigned ns = 32; load_acquire(flag) == 0; ns = ns < 1024 ? 2 * ns : ns) {
-    if (*reinterpret_cast<volatile unsigned*>(stalled)) return false;
-    if (global_ns() - t0 > p.pass_wait_ns) {
-      atomicExch(stalled, 1u);
-      if (p.error_flag) p.error_flag[kErrPrepStall] = 1;
-      return false;
-    }
-    __nanosleep(ns);
-  }
-  return true;
+  return spin_until(p, [&] { return load_acquire(flag) != 0; }, p.prep_done + int64_t(p.num_chunks) * p.H + 1,
+                    kErrPrepStall);
 }
 
 // Where a chunk-parallel kernel's time goes: thread 0 of every CTA adds the SM cycles since the

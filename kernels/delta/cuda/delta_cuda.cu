@@ -102,29 +102,21 @@ const ErrorWords& error_words(int device) {
   return w;
 }
 
+bool env_is_one(const char* name) {
+  const char* e = std::getenv(name);
+  return e && std::string(e) == "1";
+}
 // REWY_TEST_STALL_PASSES=1 (GPU test): the overlapped backward's grad_chunk waits for a count that
 // never comes, so its wait must end in kErrPassStall.
-bool stall_passes_for_test() {
-  const char* e = std::getenv("REWY_TEST_STALL_PASSES");
-  return e && std::string(e) == "1";
-}
+bool stall_passes_for_test() { return env_is_one("REWY_TEST_STALL_PASSES"); }
 // REWY_TEST_STALL_PREP=1 (GPU test): the forward's state pass beside wy_prep waits for flags that
 // never come, so its wait must end in kErrPrepStall.
-bool stall_prep_for_test() {
-  const char* e = std::getenv("REWY_TEST_STALL_PREP");
-  return e && std::string(e) == "1";
-}
+bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
 // for a wy_prep not yet launched) nor with REWY_SERIAL_FORWARD=1 (for tools that run grids one at a
 // time, such as compute-sanitizer).
-bool grids_side_by_side() {
-  for (const char* name : {"CUDA_LAUNCH_BLOCKING", "REWY_SERIAL_FORWARD"}) {
-    const char* e = std::getenv(name);
-    if (e && std::string(e) == "1") return false;
-  }
-  return true;
-}
+bool grids_side_by_side() { return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD"); }
 // How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
 // far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
 int64_t pass_wait_ms() {
@@ -393,16 +385,16 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const int64_t pairs = d.N * d.H;
   const bool no_fence = experiment("fwdlapnf", var) || experiment("fwdlapnfw", var);
   const bool wide_beside = experiment("fwdlapw", var) || experiment("fwdlapnfw", var);
-  li.prep_beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside) && ct.num_chunks > 0 &&
-                   !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
-  if (li.prep_beside && !cfg.state_slice) {
+  bool beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside) && ct.num_chunks > 0 &&
+                !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
+  if (beside && !cfg.state_slice) {
     const int64_t cap = wide_beside ? 32 : 64;
     int w = 16;
     while (w < d.V && pairs * (d.V / w) > cap) w *= 2;
     li.bv = w;
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);
-  if (saved_rows) li.prep_beside = false;  // (the pass with GDN's saved row gates has no beside form)
+  if (saved_rows) beside = false;  // (the pass with GDN's saved row gates has no beside form)
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
   if (saved_rows) sv.gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
@@ -427,12 +419,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
-  if (li.prep_beside) {
+  if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
     const int64_t words = int64_t(ct.num_chunks) * d.H + 2;
     // REWY_TEST_STALL_PREP=1 (GPU test): wy_prep flags a second copy that the pass never reads.
-    prep_done = Tensor::zeros({stall_prep_for_test() ? 2 * words : words}, DType::I32, dev, &s);
-    p.prep_done = ptr<unsigned>(prep_done);
     p.prep_stall_for_test = stall_prep_for_test();
+    prep_done = Tensor::zeros({p.prep_stall_for_test ? 2 * words : words}, DType::I32, dev, &s);
+    p.prep_done = ptr<unsigned>(prep_done);
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
     p.prep_fence = !no_fence;

@@ -61,9 +61,6 @@ struct LaunchInfo {
   // Backward with Config::overlap_grad: grad_chunk is launched as a programmatic dependent of
   // state_bwd and starts each chunk once both passes have counted it done (DeltaParams::pass_done).
   bool overlap_grad = false;
-  // Forward: the state pass launched first and wy_prep as its programmatic dependent, on the SMs
-  // the pass leaves (DeltaParams::prep_done then holds the flags; delta_cuda.cu decides).
-  bool prep_beside = false;
   // The forward state pass's shared tiles as tensor maps (Config::multicast_state_tiles): with
   // V-slices narrower than V, the slices of a (sequence, head) run as one cluster that loads them
   // once (state_fwd_cluster_kernel). Null: every slice loads its own.

@@ -243,7 +243,7 @@ inline constexpr bool kPrepEarlyGates = VAR == kKDA && K == 128;  // wy_prep_spl
 
 template <int VAR, int K, int V>
 void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, bool split, bool beside = false,
-                 bool load_only = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split, prep_beside
+                 bool load_only = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split; beside: p.prep_done set
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
       // KDA's at K = 128 loads and scans the second slice's gates with the first's (EARLY: GDN2's
@@ -357,7 +357,7 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
 // 2026-12-02, docs/measurements/2026-12-02-s29/call1-pdlprep/): removed.)
 // GDN's Save forward with p.gate_rows set (save_row_gates in delta_cuda.cu): the pass reads q and
 // k and scales by the rows' gates, as the fused Recompute forward does (V-slices of 64 and 128).
-// BESIDE: wy_prep beside the pass (LaunchInfo::prep_beside; never with GDN's saved row gates).
+// BESIDE: wy_prep beside the pass (Config::prep_beside; never with GDN's saved row gates).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool BESIDE = false>
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
   if constexpr (BESIDE) {
@@ -511,10 +511,10 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    // Beside (li.prep_beside): the pass first, wy_prep as its programmatic dependent on the SMs it
-    // leaves (both wait on nothing else; REWY_KERNEL_TIMING times kernels one at a time, so there
-    // they run in order without the flags).
-    const bool beside = li.prep_beside && p.prep_done && !kernel_timing();
+    // Beside (p.prep_done set: delta_cuda.cu's forward decides): the pass first, wy_prep as its
+    // programmatic dependent on the SMs it leaves (both wait on nothing else; REWY_KERNEL_TIMING
+    // times kernels one at a time, so there they run in order without the flags).
+    const bool beside = p.prep_done && !kernel_timing();
     DeltaParams q = p;
     if (!beside) q.prep_done = nullptr, q.prep_items = nullptr;
     auto pass = [&] {
@@ -526,9 +526,11 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
         else launch_state_fwd<VAR, K, V, BV, true, false>(q, li.stream, li.maps);
       }
     };
-    // wy_prep loaded first: its lazy load at launch would wait for the pass, which waits for it.
-    if (beside) launch_prep<VAR, K, V>(q, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, true, true);
-    if (beside) pass();
+    if (beside) {
+      // wy_prep loaded first: its lazy load at launch would wait for the pass, which waits for it.
+      launch_prep<VAR, K, V>(q, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, true, true);
+      pass();
+    }
     DeltaParams qp = q;
     if (beside && q.prep_stall_for_test) qp.prep_done += int64_t(q.num_chunks) * q.H + 2;
     launch_prep<VAR, K, V>(qp, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, beside);

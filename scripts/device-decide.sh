@@ -19,6 +19,7 @@
 # only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
 # other's kernels, where noise alone could pick it),
 # OPS_BACKWARD (default rewy,baseline; rewy alone for sets that change the forward only),
+# OPS_POLICIES (default recompute; recompute,save times the Save forms too; sets are picked by Recompute),
 # DEFAULT_TESTS=1 (the defaults changed: every GPU test and both sanitizers on them first, the call
 # ending if they fail), VARIANTS (default gdn,kda,gdn2), OPS_SHAPES (default 0,3,4,5), NOSAN (sets without the
 # sanitizers), LIMIT_S (the call's limit: the table starts only with at least 140 s left; default
@@ -91,7 +92,7 @@ if [ "${DEFAULT_TESTS:-0}" = 1 ]; then  # the defaults themselves changed: every
 fi
 b=build-gpu/bench/bench_delta
 [ -n "$compiled" ] && while [ ! -e "$compiled" ]; do sleep 2; done  # time nothing beside FLA's compile
-export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=recompute OPS_BACKWARD=${OPS_BACKWARD:-rewy,baseline}
+export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=${OPS_POLICIES:-recompute} OPS_BACKWARD=${OPS_BACKWARD:-rewy,baseline}
 rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
 candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_sets.py
 for item in ${SETS:-}; do

@@ -1195,7 +1195,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
     const bool poll = BESIDE && threadIdx.x == 0 && c + kAhead < c_end;
-    const unsigned ahead_flag = poll ? load_relaxed(p.prep_done + int64_t(c + kAhead) * p.H + h) : 1u;
+    const unsigned ahead_flag =
+        poll && !p.prep_late_acquire ? load_relaxed(p.prep_done + int64_t(c + kAhead) * p.H + h) : 1u;
 
     if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
       wg::store_transposed<BV>(Hacc, Ht, srow0);
@@ -1274,8 +1275,13 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
     }
     if (poll) {
-      if (ahead_flag == 0) wait_prep_flag(p, c + kAhead, h);
-      else if (p.prep_fence) fence_acq_rel_gpu();
+      if (p.prep_late_acquire) {
+        if (load_acquire(p.prep_done + int64_t(c + kAhead) * p.H + h) == 0) wait_prep_flag(p, c + kAhead, h);
+      } else if (ahead_flag == 0) {
+        wait_prep_flag(p, c + kAhead, h);
+      } else if (p.prep_fence) {
+        fence_acq_rel_gpu();
+      }
     }
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.

@@ -126,10 +126,13 @@ struct DeltaParams {
   // CTAs (the last waits for the pass's grid); [num_chunks H + 1]: set by the first pass CTA that
   // waited pass_wait_ns in vain (kErrPrepStall; the others stop waiting, the forward is void).
   // prep_fence: the pass's thread 0 fences after a flag it read early (relaxed) and found set.
+  // prep_late_acquire: thread 0 reads the flag once, acquiring, before the step's last barrier
+  // (no early read, no fence).
   unsigned* prep_done = nullptr;
   const int4* prep_items = nullptr;
   bool prep_fence = true;
   bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
+  bool prep_late_acquire = false;
 };
 
 constexpr int kMaxPhases = 8;

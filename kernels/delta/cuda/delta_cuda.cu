@@ -379,13 +379,16 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   const int var = variant_id(cfg.variant);
   // wy_prep beside the state pass (experiments fwdlap; fwdlapnf without the pass's fence; fwdlapw
-  // with at most 32 pass CTAs; fwdlapnfw both): where the pairs are few the pass's CTAs (one an SM) leave most SMs
+  // with at most 32 pass CTAs; fwdlapnfw both; fwdlapacq, fwdlapacqw: one acquire read a step,
+  // late, at 64 or 32 CTAs): where the pairs are few the pass's CTAs (one an SM) leave most SMs
   // idle while wy_prep, before it, runs alone. The pass takes the narrowest slice that keeps it to
   // 64 CTAs (68 SMs for wy_prep).
   const int64_t pairs = d.N * d.H;
+  const bool late_acquire = experiment("fwdlapacq", var) || experiment("fwdlapacqw", var);
   const bool no_fence = experiment("fwdlapnf", var) || experiment("fwdlapnfw", var);
-  const bool wide_beside = experiment("fwdlapw", var) || experiment("fwdlapnfw", var);
-  bool beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside) && ct.num_chunks > 0 &&
+  const bool wide_beside = experiment("fwdlapw", var) || experiment("fwdlapnfw", var) || experiment("fwdlapacqw", var);
+  bool beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside || late_acquire) &&
+                ct.num_chunks > 0 &&
                 !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside && !cfg.state_slice) {
     const int64_t cap = wide_beside ? 32 : 64;
@@ -428,6 +431,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
     p.prep_fence = !no_fence;
+    p.prep_late_acquire = late_acquire;
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   if (ct.num_chunks > 0)

@@ -25,7 +25,8 @@
 # sanitizers), LIMIT_S (the call's limit: the table starts only with at least 140 s left; default
 # 555), BUILD_S (default 280), FLA_COMPILE=1 (a session's first call, without .triton-pack: FLA's
 # kernels compile in four background processes beside the build and tests, the timing waits for
-# them, and the compiled kernels come back as OUT/triton-cache.tar.xz.NN for .triton-pack).
+# them, and the compiled kernels come back as OUT/triton-cache.tar.xz.NN for .triton-pack),
+# HOLD_TIMING_UNTIL (a file that a job of the caller's beside the build and tests touches when it ends).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -92,6 +93,9 @@ if [ "${DEFAULT_TESTS:-0}" = 1 ]; then  # the defaults themselves changed: every
 fi
 b=build-gpu/bench/bench_delta
 [ -n "$compiled" ] && while [ ! -e "$compiled" ]; do sleep 2; done  # time nothing beside FLA's compile
+# HOLD_TIMING_UNTIL=FILE: a job of the caller's beside the build and tests (e.g. accuracy draws)
+# touches FILE when it ends; nothing is timed beside it.
+[ -n "${HOLD_TIMING_UNTIL:-}" ] && while [ ! -e "$HOLD_TIMING_UNTIL" ]; do sleep 2; done
 export OPS_VARIANTS=$variants OPS_SHAPES=${OPS_SHAPES:-0,3,4,5} OPS_POLICIES=${OPS_POLICIES:-recompute} OPS_BACKWARD=${OPS_BACKWARD:-rewy,baseline}
 rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops failed"; exit 1; }
 candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_sets.py

@@ -26,7 +26,8 @@
 # 555), BUILD_S (default 280), FLA_COMPILE=1 (a session's first call, without .triton-pack: FLA's
 # kernels compile in four background processes beside the build and tests, the timing waits for
 # them, and the compiled kernels come back as OUT/triton-cache.tar.xz.NN for .triton-pack),
-# HOLD_TIMING_UNTIL (a file that a job of the caller's beside the build and tests touches when it ends).
+# HOLD_TIMING_UNTIL (a file that a job of the caller's beside the build and tests touches when it ends),
+# TABLE=0 (no FLA table).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -119,7 +120,9 @@ cat "$out/pick.txt"
 exps=$(tail -n 1 "$out/pick.txt")
 echo "device-decide: chosen REWY_EXPERIMENTS='$exps' at $((SECONDS - t0)) s"
 left=$((${LIMIT_S:-555} - reserve - (SECONDS - t0)))
-if [ $left -ge 140 ]; then
+if [ "${TABLE:-1}" = 0 ]; then
+  echo "device-decide: no table (TABLE=0)"
+elif [ $left -ge 140 ]; then
   mkdir -p "$out/table"
   rewy_fla_table "$out/table" "$left" REWY_EXPERIMENTS="$exps" ${compiled:+WARM=0 TRITON_PACK=/nonexistent}
   echo "device-decide: table exit $? at $((SECONDS - t0)) s"
@@ -127,7 +130,7 @@ else
   echo "device-decide: no table ($left s left)"
 fi
 left=$((${LIMIT_S:-555} - reserve - (SECONDS - t0)))
-if [ $left -ge 25 ]; then
+if [ "${TABLE:-1}" != 0 ] && [ $left -ge 25 ]; then
   REWY_EXPERIMENTS="$exps" REWY_KERNEL_TIMING=2 timeout $((left - 5)) $b --ops "$variants" --shapes 0 --policies recompute \
     --gates bench --backward rewy --samples 3 >"$out/phases_chosen.txt" 2>&1
   grep -hE "grad_chunk.*(us/call|cycles)" "$out/phases_chosen.txt" | cut -c1-250

@@ -125,14 +125,9 @@ struct DeltaParams {
   // issues a chunk's copies only once it is flagged. prep_done[num_chunks H]: wy_prep's finished
   // CTAs (the last waits for the pass's grid); [num_chunks H + 1]: set by the first pass CTA that
   // waited pass_wait_ns in vain (kErrPrepStall; the others stop waiting, the forward is void).
-  // prep_fence: the pass's thread 0 fences after a flag it read early (relaxed) and found set.
-  // prep_late_acquire: thread 0 reads the flag once, acquiring, before the step's last barrier
-  // (no early read, no fence).
   unsigned* prep_done = nullptr;
   const int4* prep_items = nullptr;
-  bool prep_fence = true;
   bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
-  bool prep_late_acquire = false;
 };
 
 constexpr int kMaxPhases = 8;
@@ -215,12 +210,6 @@ __device__ __forceinline__ void prep_count_out(const DeltaParams& p, int c, int 
       pdl_wait_prerequisite();
   }
 }
-__device__ __forceinline__ unsigned load_relaxed(const unsigned* at) {
-  unsigned v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
-  return v;
-}
-__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;\n" ::: "memory"); }
 // The pass's wait for wy_prep's flag of chunk c of head h (kErrPrepStall; a flag that never comes:
 // wy_prep not started beside the pass, as where a tool runs grids one at a time).
 __device__ __forceinline__ bool wait_prep_flag(const DeltaParams& p, int c, int h) {

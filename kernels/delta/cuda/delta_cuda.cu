@@ -114,9 +114,21 @@ bool stall_passes_for_test() { return env_is_one("REWY_TEST_STALL_PASSES"); }
 bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
-// for a wy_prep not yet launched) nor with REWY_SERIAL_FORWARD=1 (for tools that run grids one at a
-// time, such as compute-sanitizer).
-bool grids_side_by_side() { return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD"); }
+// for a wy_prep not yet launched), not under a tool injected into the process (CUDA_INJECTION64_PATH:
+// compute-sanitizer and Nsight Compute run grids one at a time), and not with REWY_SERIAL_FORWARD=1.
+bool grids_side_by_side() {
+  const char* tool = std::getenv("CUDA_INJECTION64_PATH");
+  return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD") && !(tool && *tool);
+}
+// The SMs a device's kernels may use (a MIG instance's, not the whole GPU's), read once per device.
+int device_sms(int device) {
+  static std::mutex mu;
+  static std::map<int, int> sms;
+  std::lock_guard<std::mutex> g(mu);
+  auto [at, fresh] = sms.emplace(device, 0);
+  if (fresh) CUDA_CHECK(cudaDeviceGetAttribute(&at->second, cudaDevAttrMultiProcessorCount, device));
+  return at->second;
+}
 // How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
 // far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
 int64_t pass_wait_ms() {
@@ -145,8 +157,8 @@ void raise_stored_errors(int device, const std::string& who) {
   REWY_CHECK(!prep_stalled,
              "{}: a forward's state pass waited for wy_prep, launched beside it, past its bound (REWY_PASS_WAIT_MS, "
              "10 s by default) and gave up; that forward's outputs are void (wy_prep did not start beside the "
-             "pass, as where a tool runs grids one at a time: rerun with REWY_SERIAL_FORWARD=1, or "
-             "Config::prep_beside = false and without REWY_EXPERIMENTS=fwdlap*)",
+             "pass, as where a tool runs grids one at a time: rerun with REWY_SERIAL_FORWARD=1 or "
+             "Config::prep_beside = false)",
              who);
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
@@ -378,23 +390,21 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   const int var = variant_id(cfg.variant);
-  // wy_prep beside the state pass (experiments fwdlap; fwdlapnf without the pass's fence; fwdlapw
-  // with at most 32 pass CTAs; fwdlapnfw both; fwdlapacq, fwdlapacqw: one acquire read a step,
-  // late, at 64 or 32 CTAs): where the pairs are few the pass's CTAs (one an SM) leave most SMs
-  // idle while wy_prep, before it, runs alone. The pass takes the narrowest slice that keeps it to
-  // 64 CTAs (68 SMs for wy_prep).
+  // wy_prep beside the state pass (Config::prep_beside): where the pairs are few, the pass's CTAs
+  // (one an SM) leave most SMs idle while wy_prep, before it, runs alone. The pass takes the
+  // narrowest V-slice that keeps it to 64 CTAs (DeltaNet, GDN) or 32 (KDA, GDN2: their wy_prep is
+  // the longer, 1.06-1.31x the serial forward against 0.93-1.25x at 64; H200, 2026-12-03,
+  // docs/perf-delta.md), and beside runs only where the pass leaves at least half the device's SMs
+  // to wy_prep (a pass that filled them would wait for a wy_prep that cannot start).
   const int64_t pairs = d.N * d.H;
-  const bool late_acquire = experiment("fwdlapacq", var) || experiment("fwdlapacqw", var);
-  const bool no_fence = experiment("fwdlapnf", var) || experiment("fwdlapnfw", var);
-  const bool wide_beside = experiment("fwdlapw", var) || experiment("fwdlapnfw", var) || experiment("fwdlapacqw", var);
-  bool beside = (cfg.prep_beside || experiment("fwdlap", var) || no_fence || wide_beside || late_acquire) &&
-                ct.num_chunks > 0 &&
-                !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
-  if (beside && !cfg.state_slice) {
-    const int64_t cap = wide_beside ? 32 : 64;
-    int w = 16;
-    while (w < d.V && pairs * (d.V / w) > cap) w *= 2;
-    li.bv = w;
+  bool beside = cfg.prep_beside && ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 &&
+                grids_side_by_side();
+  if (beside) {
+    const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
+    int64_t w = cfg.state_slice ? li.bv : 16;
+    while (!cfg.state_slice && w < d.V && pairs * (d.V / w) > cap) w *= 2;
+    beside = 2 * pairs * (d.V / std::min(w, d.V)) <= device_sms(dev.index);
+    if (beside) li.bv = int(w);
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);
   if (saved_rows) beside = false;  // (the pass with GDN's saved row gates has no beside form)
@@ -430,8 +440,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_done = ptr<unsigned>(prep_done);
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
-    p.prep_fence = !no_fence;
-    p.prep_late_acquire = late_acquire;
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   if (ct.num_chunks > 0)

@@ -15,10 +15,7 @@ namespace rewy::delta::cuda_impl {
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape (and warp count, but grad_chunk's at 16 warps only), so the GPU tests cover
 // what would become the default.
-// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); fwdlap,
-// fwdlapnf, fwdlapw, fwdlapnfw, fwdlapacq, fwdlapacqw (the forward with wy_prep beside its state
-// pass, the launch choice delta_cuda.cu's forward makes: the flag read early with or without a
-// fence, or once late and acquiring; at most 64 or 32 pass CTAs);
+// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

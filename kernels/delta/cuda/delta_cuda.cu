@@ -396,9 +396,10 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // the longer, 1.06-1.31x the serial forward against 0.93-1.25x at 64; H200, 2026-12-03,
   // docs/perf-delta.md), and beside runs only where the pass leaves at least half the device's SMs
   // to wy_prep (a pass that filled them would wait for a wy_prep that cannot start).
+  // (Experiment fwdlap128: also up to 64 pairs, the pass in whole-V slices, one CTA a pair.)
   const int64_t pairs = d.N * d.H;
-  bool beside = cfg.prep_beside && ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 &&
-                grids_side_by_side();
+  const bool few_pairs = pairs * (d.V / 64) <= 64 || (experiment("fwdlap128", var) && pairs <= 64);
+  bool beside = cfg.prep_beside && ct.num_chunks > 0 && !cfg.multicast_state_tiles && few_pairs && grids_side_by_side();
   if (beside) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : 16;

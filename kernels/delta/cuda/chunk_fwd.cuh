@@ -877,12 +877,18 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
   auto chunk = [&](int i) { return REVERSE ? c_begin + count - 1 - i : c_begin + i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
   auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
-  if constexpr (BESIDE && !REVERSE) {
-    // Beside wy_prep (p.prep_done): the chunks the prologue and step 0 issue, flagged out first
-    // (body polls the later ones a step ahead: state_fwd_body).
+  static_assert(!(BESIDE && REVERSE), "wy_prep beside the forward pass only");
+  // Beside wy_prep (p.prep_done): thread 0 acquires the flags of the chunks the prologue and step 0
+  // issue; then, in each step, the flag of the chunk the next step issues, while its own copies
+  // land (cp_async_wait, where its warp waits anyway: read at the step's end, the flag's round trip
+  // sat on the step's chain, 0.87-0.99x the serial forward for DeltaNet; H200, 2026-12-03). The
+  // step's block barriers order every thread's copies of that chunk after the acquire.
+  auto acquire_flag = [&](int i) {
+    if (load_acquire(p.prep_done + int64_t(chunk(i)) * p.H + h) == 0) wait_prep_flag(p, chunk(i), h);
+  };
+  if constexpr (BESIDE) {
     if (threadIdx.x == 0)
-      for (int i = 0; i < NS && i < count; ++i)
-        if (!wait_prep_flag(p, chunk(i), h)) break;
+      for (int i = 0; i < NS && i < count; ++i) acquire_flag(i);
     __syncthreads();
   }
 #pragma unroll
@@ -898,6 +904,8 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
     if (j < count) S::prefetch(stage(j), p, chunk(j), ahead, h, v0, V);
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();    // (an empty group near the end keeps the count)
+    if constexpr (BESIDE)
+      if (threadIdx.x == 0 && i + NS < count) acquire_flag(i + NS);
     cp_async_wait<NS - 1>();
     body(chunk(i), stage(i));
   }
@@ -1169,14 +1177,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
-  if constexpr (BESIDE) pdl_launch_dependents();
-  // Beside wy_prep: thread 0 reads the flag of the chunk the next step issues (NS on) before the
-  // step's last barrier, acquiring, and waits there if it is not set; the barrier then orders
-  // every thread's copies after it. (Read early, relaxed, and fenced before the barrier: 0.90-1.02x
-  // the serial forward at 64 CTAs, H200 2026-12-03; without the fence not an acquire in the PTX
-  // memory model.)
-  constexpr int kAhead = L::stages;
-  const int c_end = BESIDE ? p.seq_chunk[n + 1] : 0;
+  if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop acquires wy_prep's flags)
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
 
@@ -1273,8 +1274,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
     }
-    if (BESIDE && threadIdx.x == 0 && c + kAhead < c_end)
-      if (load_acquire(p.prep_done + int64_t(c + kAhead) * p.H + h) == 0) wait_prep_flag(p, c + kAhead, h);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
     if constexpr (STORE && !OUTPUT) count_step(p, kReplayPass, c, h);

@@ -114,12 +114,11 @@ bool stall_passes_for_test() { return env_is_one("REWY_TEST_STALL_PASSES"); }
 bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
-// for a wy_prep not yet launched), not under a tool injected into the process (CUDA_INJECTION64_PATH:
-// compute-sanitizer and Nsight Compute run grids one at a time), and not with REWY_SERIAL_FORWARD=1.
-bool grids_side_by_side() {
-  const char* tool = std::getenv("CUDA_INJECTION64_PATH");
-  return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD") && !(tool && *tool);
-}
+// for a wy_prep not yet launched) nor with REWY_SERIAL_FORWARD=1 (for tools that run grids one at a
+// time, such as compute-sanitizer, which sets no variable the library could read: the
+// thirty-third session's call 1 found neither CUDA_INJECTION64_PATH nor LD_PRELOAD in its child's
+// environment).
+bool grids_side_by_side() { return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD"); }
 // The SMs a device's kernels may use (a MIG instance's, not the whole GPU's), read once per device.
 int device_sms(int device) {
   static std::mutex mu;
@@ -390,16 +389,16 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   const int var = variant_id(cfg.variant);
-  // wy_prep beside the state pass (Config::prep_beside): where the pairs are few, the pass's CTAs
-  // (one an SM) leave most SMs idle while wy_prep, before it, runs alone. The pass takes the
-  // narrowest V-slice that keeps it to 64 CTAs (DeltaNet, GDN) or 32 (KDA, GDN2: their wy_prep is
-  // the longer, 1.06-1.31x the serial forward against 0.93-1.25x at 64; H200, 2026-12-03,
-  // docs/perf-delta.md), and beside runs only where the pass leaves at least half the device's SMs
-  // to wy_prep (a pass that filled them would wait for a wy_prep that cannot start).
-  // (Experiment fwdlap128: also up to 64 pairs, the pass in whole-V slices, one CTA a pair.)
+  // wy_prep beside the state pass (Config::prep_beside, off; experiment fwdbeside turns it on): where
+  // the pairs are few, the pass's CTAs (one an SM) leave most SMs idle while wy_prep, before it,
+  // runs alone. The pass takes the narrowest V-slice that keeps it to 64 CTAs (DeltaNet, GDN) or 32
+  // (KDA, GDN2: their wy_prep is the longer, 1.06-1.31x the serial forward against 0.93-1.25x at
+  // 64; H200, 2026-12-03, docs/perf-delta.md), and beside runs only where the pass leaves at least
+  // half the device's SMs to wy_prep (a pass that filled them would wait for a wy_prep that cannot
+  // start). (Also at 33-64 pairs, the pass in whole-V slices: 0.72-0.95x at (4, 4096, 16), 2026-12-03.)
   const int64_t pairs = d.N * d.H;
-  const bool few_pairs = pairs * (d.V / 64) <= 64 || (experiment("fwdlap128", var) && pairs <= 64);
-  bool beside = cfg.prep_beside && ct.num_chunks > 0 && !cfg.multicast_state_tiles && few_pairs && grids_side_by_side();
+  bool beside = (cfg.prep_beside || experiment("fwdbeside", var)) && ct.num_chunks > 0 && !cfg.multicast_state_tiles &&
+                pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : 16;

@@ -15,6 +15,6 @@ echo "built at $((SECONDS - t0)) s"
 timeout 90 build-gpu/tests/gpu_test_delta --gtest_filter='GpuDelta.PrepBeside*:GpuDelta.StalledPrep*' >"$out/tests_beside.log" 2>&1
 echo "beside tests exit $? at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]|Failure' "$out/tests_beside.log" | head -5 | tr '\n' ' ')"
 SETS=fwdbeside NOSAN=fwdbeside PICK_DIRECTION=fwd VARIANTS=deltanet,gdn,kda,gdn2 OPS_SHAPES=2,3,5 \
-  OPS_POLICIES=recompute,save OPS_BACKWARD=rewy LIMIT_S=500 bash scripts/device-decide.sh >"$out/decide.log" 2>&1
+  OPS_POLICIES=recompute,save OPS_BACKWARD=rewy LIMIT_S=240 bash scripts/device-decide.sh >"$out/decide.log" 2>&1
 echo "decide exit $? at $((SECONDS - t0)) s"
 mkdir -p /tmp/dd && tar -xzf "$out/all.tar.gz" -C /tmp/dd && grep -vE "^ *(memcheck|racecheck) exit" /tmp/dd/decide.log | tail -40

@@ -870,7 +870,13 @@ struct SeqBlock {
 // body must end with a block barrier (its stage is refilled next). A chunk's span is read from the
 // chunk table one step before its prefetch and travels in its stage (S::span): no dependent global
 // load heads a step.
-template <class S, int NS, bool REVERSE, class Body, bool BESIDE = false>
+// The forward pass beside wy_prep (Config::prep_beside), by how it acquires wy_prep's flags:
+// kBesideAcquire, one acquire a step (seq_chunk_loop); kBesideFenced (experiment fwdfence), relaxed
+// reads of the next kFenceEvery chunks' flags and one fence every kFenceEvery steps
+// (prep_fence_point).
+inline constexpr int kBesideAcquire = 1, kBesideFenced = 2, kFenceEvery = 4;
+
+template <class S, int NS, bool REVERSE, class Body, int BESIDE = 0>
 __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
                                                Body&& body) {
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
@@ -904,7 +910,7 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
     if (j < count) S::prefetch(stage(j), p, chunk(j), ahead, h, v0, V);
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();    // (an empty group near the end keeps the count)
-    if constexpr (BESIDE)
+    if constexpr (BESIDE == kBesideAcquire)
       if (threadIdx.x == 0 && i + NS < count) acquire_flag(i + NS);
     cp_async_wait<NS - 1>();
     body(chunk(i), stage(i));
@@ -1155,8 +1161,26 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set. CLUSTER: the block is one of a cluster of
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
-// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
+// kBesideFenced, thread 0 at the end of step i (before its last barrier) of a sequence whose
+// chunks are c_begin + [0, count): every kFenceEvery steps, the flags of the chunks the next
+// kFenceEvery steps issue (i + NS on), read relaxed and together, waited for where not set, then
+// one fence.acq_rel.gpu for all of them (the block barrier after it orders every thread's copies).
+template <int NS>
+__device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, int c_begin, int count, int h) {
+  if (i % kFenceEvery != 0 || i + NS >= count) return;
+  unsigned set[kFenceEvery];
+#pragma unroll
+  for (int k = 0; k < kFenceEvery; ++k)
+    set[k] = i + NS + k < count ? load_relaxed(p.prep_done + int64_t(c_begin + i + NS + k) * p.H + h) : 1u;
+#pragma unroll
+  for (int k = 0; k < kFenceEvery; ++k)
+    if (set[k] == 0) wait_prep_flag(p, c_begin + i + NS + k, h);
+  fence_acq_rel_gpu();
+}
+
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside;
+// kBesideAcquire or kBesideFenced).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, int BESIDE = 0>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
@@ -1178,6 +1202,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
   if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop acquires wy_prep's flags)
+  const int c_first = BESIDE == kBesideFenced ? p.seq_chunk[n] : 0;
+  const int c_count = BESIDE == kBesideFenced ? p.seq_chunk[n + 1] - c_first : 0;
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
 
@@ -1274,6 +1300,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
     }
+    if constexpr (BESIDE == kBesideFenced)
+      if (threadIdx.x == 0) prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
     if constexpr (STORE && !OUTPUT) count_step(p, kReplayPass, c, h);
@@ -1288,7 +1316,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, int BESIDE = 0>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
   state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE>(p, nullptr);

@@ -128,6 +128,7 @@ struct DeltaParams {
   unsigned* prep_done = nullptr;
   const int4* prep_items = nullptr;
   bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
+  bool prep_fenced = false;          // the pass's kBesideFenced form (experiment fwdfence)
 };
 
 constexpr int kMaxPhases = 8;
@@ -210,6 +211,12 @@ __device__ __forceinline__ void prep_count_out(const DeltaParams& p, int c, int 
       pdl_wait_prerequisite();
   }
 }
+__device__ __forceinline__ unsigned load_relaxed(const unsigned* at) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
+  return v;
+}
+__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;\n" ::: "memory"); }
 // The pass's wait for wy_prep's flag of chunk c of head h (kErrPrepStall; a flag that never comes:
 // wy_prep not started beside the pass, as where a tool runs grids one at a time).
 __device__ __forceinline__ bool wait_prep_flag(const DeltaParams& p, int c, int h) {

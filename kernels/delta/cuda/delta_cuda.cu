@@ -397,7 +397,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // half the device's SMs to wy_prep (a pass that filled them would wait for a wy_prep that cannot
   // start). (Also at 33-64 pairs, the pass in whole-V slices: 0.72-0.95x at (4, 4096, 16), 2026-12-03.)
   const int64_t pairs = d.N * d.H;
-  bool beside = (cfg.prep_beside || experiment("fwdbeside", var)) && ct.num_chunks > 0 && !cfg.multicast_state_tiles &&
+  const bool fenced = experiment("fwdfence", var);  // (the pass's kBesideFenced form)
+  bool beside = (cfg.prep_beside || experiment("fwdbeside", var) || fenced) && ct.num_chunks > 0 && !cfg.multicast_state_tiles &&
                 pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
@@ -440,6 +441,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_done = ptr<unsigned>(prep_done);
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
+    p.prep_fenced = fenced;
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   if (ct.num_chunks > 0)

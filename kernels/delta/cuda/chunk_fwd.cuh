@@ -885,10 +885,11 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
   auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
   static_assert(!(BESIDE && REVERSE), "wy_prep beside the forward pass only");
   // Beside wy_prep (p.prep_done): thread 0 acquires the flags of the chunks the prologue and step 0
-  // issue; then, in each step, the flag of the chunk the next step issues, while its own copies
-  // land (cp_async_wait, where its warp waits anyway: read at the step's end, the flag's round trip
-  // sat on the step's chain, 0.87-0.99x the serial forward for DeltaNet; H200, 2026-12-03). The
-  // step's block barriers order every thread's copies of that chunk after the acquire.
+  // issue; then (kBesideAcquire), in each step, the flag of the chunk the next step issues, while
+  // its own copies land (cp_async_wait, where its warp waits anyway). The step's block barriers
+  // order every thread's copies of that chunk after the acquire. Forward against the serial one
+  // (H200, 2026-12-03, docs/measurements/2026-12-03-s33/): here 0.97-1.03x at the few-pair shapes;
+  // read at the step's end, DeltaNet/GDN 0.87-0.99x, KDA/GDN2 0.95-1.27x.
   auto acquire_flag = [&](int i) {
     if (load_acquire(p.prep_done + int64_t(chunk(i)) * p.H + h) == 0) wait_prep_flag(p, chunk(i), h);
   };

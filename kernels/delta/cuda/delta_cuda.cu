@@ -393,7 +393,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // the pairs are few, the pass's CTAs (one an SM) leave most SMs idle while wy_prep, before it,
   // runs alone. The pass takes the narrowest V-slice that keeps it to 64 CTAs (DeltaNet, GDN) or 32
   // (KDA, GDN2: their wy_prep is the longer, 1.06-1.31x the serial forward against 0.93-1.25x at
-  // 64; H200, 2026-12-03, docs/perf-delta.md), and beside runs only where the pass leaves at least
+  // 64 with the thirty-second session's fence-free flag read; H200, 2026-12-03, docs/perf-delta.md),
+  // and beside runs only where the pass leaves at least
   // half the device's SMs to wy_prep (a pass that filled them would wait for a wy_prep that cannot
   // start). (Also at 33-64 pairs, the pass in whole-V slices: 0.72-0.95x at (4, 4096, 16), 2026-12-03.)
   const int64_t pairs = d.N * d.H;

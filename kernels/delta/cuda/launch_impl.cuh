@@ -343,8 +343,12 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   static const std::string name = kname(
-      OUTPUT ? (STORE ? (BESIDE == 2 ? "state_fwd_out_store_fenced" : BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                      : (BESIDE == 2 ? "state_fwd_out_fenced" : BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+      OUTPUT ? (STORE ? (BESIDE == kBesideFenced ? "state_fwd_out_store_fenced"
+                         : BESIDE                ? "state_fwd_out_store_beside"
+                                                 : "state_fwd_out_store")
+                      : (BESIDE == kBesideFenced ? "state_fwd_out_fenced"
+                         : BESIDE                ? "state_fwd_out_beside"
+                                                 : "state_fwd_out"))
              : "state_fwd_replay",
       VAR, K, V, BV);
   launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE>,

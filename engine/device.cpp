@@ -36,6 +36,7 @@ void require_supported_gpu(Device d) {
   REWY_FAIL("device {}: rewy was built without CUDA (-DREWY_CUDA=OFF)", d.str());
 }
 std::string device_description(Device d) { return d.is_cpu() ? "cpu" : d.str() + " (not built)"; }
+int cuda_sm_count(Device d) { REWY_FAIL("device {}: rewy was built without CUDA (-DREWY_CUDA=OFF)", d.str()); }
 #endif
 
 }  // namespace rewy

@@ -63,5 +63,8 @@ class DeviceGuard {
 // device and its compute capability otherwise; checked once per device.
 void require_supported_gpu(Device d);
 std::string device_description(Device d);
+// The SMs kernels on a CUDA device may use (a MIG instance's, not the whole GPU's), read once per
+// device.
+int cuda_sm_count(Device d);
 
 }  // namespace rewy

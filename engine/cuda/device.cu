@@ -1,3 +1,4 @@
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -62,6 +63,16 @@ std::string device_description(Device d) {
   CUDA_CHECK(cudaGetDeviceProperties(&p, d.index));
   return fmt::format("{} ({}, sm_{}{}, {} SMs, {:.1f} GiB)", d.str(), p.name, p.major, p.minor,
                      p.multiProcessorCount, double(p.totalGlobalMem) / (1 << 30));
+}
+
+int cuda_sm_count(Device d) {
+  REWY_CHECK(d.is_cuda(), "cuda_sm_count on {}", d.str());
+  static std::mutex mu;
+  static std::map<int, int> sms;
+  std::lock_guard<std::mutex> g(mu);
+  auto [at, fresh] = sms.emplace(d.index, 0);
+  if (fresh) CUDA_CHECK(cudaDeviceGetAttribute(&at->second, cudaDevAttrMultiProcessorCount, d.index));
+  return at->second;
 }
 
 void require_supported_gpu(Device d) {

@@ -890,12 +890,9 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
   // order every thread's copies of that chunk after the acquire. Forward against the serial one
   // (H200, 2026-12-03, docs/measurements/2026-12-03-s33/): here 0.97-1.03x at the few-pair shapes;
   // read at the step's end, DeltaNet/GDN 0.87-0.99x, KDA/GDN2 0.95-1.27x.
-  auto acquire_flag = [&](int i) {
-    if (load_acquire(p.prep_done + int64_t(chunk(i)) * p.H + h) == 0) wait_prep_flag(p, chunk(i), h);
-  };
   if constexpr (BESIDE) {
     if (threadIdx.x == 0)
-      for (int i = 0; i < NS && i < count; ++i) acquire_flag(i);
+      for (int i = 0; i < NS && i < count; ++i) wait_prep_flag(p, chunk(i), h);
     __syncthreads();
   }
 #pragma unroll
@@ -912,7 +909,7 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();    // (an empty group near the end keeps the count)
     if constexpr (BESIDE == kBesideAcquire)
-      if (threadIdx.x == 0 && i + NS < count) acquire_flag(i + NS);
+      if (threadIdx.x == 0 && i + NS < count) wait_prep_flag(p, chunk(i + NS), h);
     cp_async_wait<NS - 1>();
     body(chunk(i), stage(i));
   }

@@ -119,15 +119,6 @@ bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
 // thirty-third session's call 1 found neither CUDA_INJECTION64_PATH nor LD_PRELOAD in its child's
 // environment).
 bool grids_side_by_side() { return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD"); }
-// The SMs a device's kernels may use (a MIG instance's, not the whole GPU's), read once per device.
-int device_sms(int device) {
-  static std::mutex mu;
-  static std::map<int, int> sms;
-  std::lock_guard<std::mutex> g(mu);
-  auto [at, fresh] = sms.emplace(device, 0);
-  if (fresh) CUDA_CHECK(cudaDeviceGetAttribute(&at->second, cudaDevAttrMultiProcessorCount, device));
-  return at->second;
-}
 // How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
 // far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
 int64_t pass_wait_ms() {
@@ -405,7 +396,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : 16;
     while (!cfg.state_slice && w < d.V && pairs * (d.V / w) > cap) w *= 2;
-    beside = 2 * pairs * (d.V / std::min(w, d.V)) <= device_sms(dev.index);
+    beside = 2 * pairs * (d.V / std::min(w, d.V)) <= cuda_sm_count(dev);
     if (beside) li.bv = int(w);
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);

@@ -26,7 +26,7 @@ struct DeltaOptions {
   bool prep_overlap = false;         // Config::prep_overlap
   bool serial_state_passes = false;  // Config::concurrent_state_passes = false
   bool serial_grad = false;          // Config::overlap_grad = false
-  bool beside_forward = false;       // Config::prep_beside = true
+  bool serial_forward = false;       // Config::prep_beside = false
   bool multicast = false;            // Config::multicast_state_tiles = true
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
@@ -68,8 +68,8 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
       opt.serial_state_passes = true;
     } else if (a == "--serial-grad") {
       opt.serial_grad = true;
-    } else if (a == "--beside-forward") {
-      opt.beside_forward = true;
+    } else if (a == "--serial-forward") {
+      opt.serial_forward = true;
     } else if (a == "--multicast") {
       opt.multicast = true;
     } else if (a == "--flush-mb") {

@@ -357,11 +357,11 @@ TEST(GpuDelta, PrepBesideMatchesSerial) {
         cfg.variant = variant;
         cfg.policy = policy;
         cfg.state_slice = 32;
-        cfg.prep_beside = true;
+        cfg.prep_beside = cfg.prep_beside_save = true;
         const int64_t before = prep_beside_forwards();
         Outputs beside = run_named(cfg, dev);
         EXPECT_GT(prep_beside_forwards(), before) << name(variant) << ": wy_prep did not run beside the pass";
-        cfg.prep_beside = false;
+        cfg.prep_beside = cfg.prep_beside_save = false;
         runs.emplace_back(std::move(beside), run_named(cfg, dev));
       }
       const CpuReference ref = ref_future.get();

@@ -92,17 +92,20 @@ struct Config {
   // (KDA's backward at (1, 16384, 16) 1.92 -> 2.72 ms beside state_bwd), and the forward's
   // clusters of 4 and 8 did not all fit at once (H200, 2026-11-30, docs/perf-delta.md).
   bool multicast_state_tiles = false;
-  // CUDA forward, experimental (off; REWY_EXPERIMENTS=fwdbeside turns it on too): with few
-  // (sequence, head) pairs (at most 64 state-pass CTAs at V-slices of 64) the state pass is launched
-  // first, in the V-slices that keep it to 64 CTAs (DeltaNet, GDN) or 32 (KDA, GDN2; state_slice
-  // 0), and wy_prep beside it as its programmatic dependent on the SMs it leaves, taking chunks in
-  // position order; the pass issues a chunk's loads once wy_prep has flagged it out. The results
-  // are those of the serial forward at the same slice width. Off where the pass would hold more
-  // than half the device's SMs, under CUDA_LAUNCH_BLOCKING=1 and REWY_SERIAL_FORWARD=1; where grids
-  // cannot run side by side (a tool that runs them one at a time, such as compute-sanitizer: set
-  // REWY_SERIAL_FORWARD=1 there) the pass gives up after REWY_PASS_WAIT_MS (10 s) and the call
-  // raises.
-  bool prep_beside = false;
+  // CUDA Recompute forward: with few (sequence, head) pairs (at most 64 state-pass CTAs at
+  // V-slices of 64) the state pass is launched first, in the V-slices that keep it to 64 CTAs
+  // (DeltaNet, GDN) or 32 (KDA, GDN2; state_slice 0), and wy_prep beside it as its programmatic
+  // dependent on the SMs it leaves, taking chunks in position order; the pass issues a chunk's
+  // loads once wy_prep has flagged it out. The results are those of the serial forward at the same
+  // slice width (forward 1.05-1.10x a variant at the few-pair shapes, H200). Off where the pass
+  // would hold more than half the device's SMs, under CUDA_LAUNCH_BLOCKING=1, under an injected
+  // tool (CUDA_INJECTION64_PATH set, e.g. Nsight Compute) and with REWY_SERIAL_FORWARD=1; where
+  // grids cannot run side by side all the same (a tool that runs them one at a time and sets
+  // nothing, such as compute-sanitizer: set REWY_SERIAL_FORWARD=1 there) the pass gives up after
+  // REWY_PASS_WAIT_MS (10 s) and the call raises.
+  bool prep_beside = true;
+  // The same for the Save forward (off: 0.88-1.30x the serial one, H200).
+  bool prep_beside_save = false;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills
   // 56-68 bytes), 8 or 16.

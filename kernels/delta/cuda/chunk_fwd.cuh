@@ -870,13 +870,11 @@ struct SeqBlock {
 // body must end with a block barrier (its stage is refilled next). A chunk's span is read from the
 // chunk table one step before its prefetch and travels in its stage (S::span): no dependent global
 // load heads a step.
-// The forward pass beside wy_prep (Config::prep_beside), by how it acquires wy_prep's flags:
-// kBesideAcquire, one acquire a step (seq_chunk_loop); kBesideFenced (experiment fwdfence), relaxed
-// reads of the next kFenceEvery chunks' flags and one fence every kFenceEvery steps
-// (prep_fence_point).
-inline constexpr int kBesideAcquire = 1, kBesideFenced = 2, kFenceEvery = 4;
+// The forward pass beside wy_prep (Config::prep_beside) reads the flags of the next kFenceEvery
+// chunks relaxed and fences once for them (prep_fence_point).
+inline constexpr int kFenceEvery = 4;
 
-template <class S, int NS, bool REVERSE, class Body, int BESIDE = 0>
+template <class S, int NS, bool REVERSE, class Body, bool BESIDE = false>
 __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
                                                Body&& body) {
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
@@ -885,11 +883,9 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
   auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
   static_assert(!(BESIDE && REVERSE), "wy_prep beside the forward pass only");
   // Beside wy_prep (p.prep_done): thread 0 acquires the flags of the chunks the prologue and step 0
-  // issue; then (kBesideAcquire), in each step, the flag of the chunk the next step issues, while
-  // its own copies land (cp_async_wait, where its warp waits anyway). The step's block barriers
-  // order every thread's copies of that chunk after the acquire. Forward against the serial one
-  // (H200, 2026-12-03, docs/measurements/2026-12-03-s33/): here 0.97-1.03x at the few-pair shapes;
-  // read at the step's end, DeltaNet/GDN 0.87-0.99x, KDA/GDN2 0.95-1.27x.
+  // issue; the body's prep_fence_point those of the later ones. (An acquire a step, while the
+  // step's copies land or at its end, kept none of the gain at the few-pair shapes: 0.87-1.03x
+  // for DeltaNet and GDN, H200, 2026-12-03, docs/perf-delta.md's thirty-sixth session.)
   if constexpr (BESIDE) {
     if (threadIdx.x == 0)
       for (int i = 0; i < NS && i < count; ++i) wait_prep_flag(p, chunk(i), h);
@@ -908,8 +904,6 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
     if (j < count) S::prefetch(stage(j), p, chunk(j), ahead, h, v0, V);
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();    // (an empty group near the end keeps the count)
-    if constexpr (BESIDE == kBesideAcquire)
-      if (threadIdx.x == 0 && i + NS < count) wait_prep_flag(p, chunk(i + NS), h);
     cp_async_wait<NS - 1>();
     body(chunk(i), stage(i));
   }
@@ -1159,7 +1153,7 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // Forward state pass. OUTPUT: writes o (forward). STORE: writes E and the state snapshots Hs
 // (Save policy, backward replay). ht when p.ht is set. CLUSTER: the block is one of a cluster of
 // the pair's V / BV slices, which share each stage's W, K̄, Q̂ and P by TMA multicast (maps).
-// kBesideFenced, thread 0 at the end of step i (before its last barrier) of a sequence whose
+// Beside wy_prep, thread 0 at the end of step i (before its last barrier) of a sequence whose
 // chunks are c_begin + [0, count): every kFenceEvery steps, the flags of the chunks the next
 // kFenceEvery steps issue (i + NS on), read relaxed and together, waited for where not set, then
 // one fence.acq_rel.gpu for all of them (the block barrier after it orders every thread's copies).
@@ -1176,9 +1170,8 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
   fence_acq_rel_gpu();
 }
 
-// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside;
-// kBesideAcquire or kBesideFenced).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, int BESIDE = 0>
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
@@ -1199,9 +1192,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
-  if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop acquires wy_prep's flags)
-  const int c_first = BESIDE == kBesideFenced ? p.seq_chunk[n] : 0;
-  const int c_count = BESIDE == kBesideFenced ? p.seq_chunk[n + 1] - c_first : 0;
+  if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop and step acquire wy_prep's flags)
+  const int c_first = BESIDE ? p.seq_chunk[n] : 0;
+  const int c_count = BESIDE ? p.seq_chunk[n + 1] - c_first : 0;
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
 
@@ -1298,7 +1291,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
     }
-    if constexpr (BESIDE == kBesideFenced)
+    if constexpr (BESIDE)
       if (threadIdx.x == 0) prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
@@ -1314,7 +1307,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, int BESIDE = 0>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
   state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE>(p, nullptr);

@@ -128,7 +128,6 @@ struct DeltaParams {
   unsigned* prep_done = nullptr;
   const int4* prep_items = nullptr;
   bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
-  bool prep_fenced = false;          // the pass's kBesideFenced form (experiment fwdfence)
 };
 
 constexpr int kMaxPhases = 8;

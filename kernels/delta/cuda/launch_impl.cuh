@@ -338,17 +338,13 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, int BESIDE = 0>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   static const std::string name = kname(
-      OUTPUT ? (STORE ? (BESIDE == kBesideFenced ? "state_fwd_out_store_fenced"
-                         : BESIDE                ? "state_fwd_out_store_beside"
-                                                 : "state_fwd_out_store")
-                      : (BESIDE == kBesideFenced ? "state_fwd_out_fenced"
-                         : BESIDE                ? "state_fwd_out_beside"
-                                                 : "state_fwd_out"))
+      OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                      : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
              : "state_fwd_replay",
       VAR, K, V, BV);
   launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE>,
@@ -367,8 +363,7 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool BESIDE = 
 void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps = nullptr) {
   if constexpr (BESIDE) {
     REWY_CHECK(!(STORE && p.gate_rows), "wy_prep beside the pass: not with saved row gates");
-    if (p.prep_fenced) launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, false, kBesideFenced>(p, s, nullptr);
-    else launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, false, kBesideAcquire>(p, s, nullptr);
+    launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, false, true>(p, s, nullptr);
   } else {
     dispatch_flag<VAR == kGDN && OUTPUT && STORE && BV % 64 == 0>(p.gate_rows != nullptr, [&](auto sgate) {
       launch_state_fwd_as<VAR, K, V, BV, OUTPUT, STORE, decltype(sgate)::value>(p, s, maps);

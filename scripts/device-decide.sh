@@ -75,12 +75,13 @@ gpu_tests() {
   ! grep -q "^\[  SKIPPED \]" "$log" || { echo "device-decide: the GPU tests skipped (no device)"; exit 3; }
 }
 # sanitize NAME VARIANTS [VAR=VALUE]: memcheck and racecheck on the small case; 0 when both are clean.
-# (REWY_SERIAL_FORWARD=1: the sanitizer runs grids one at a time, so no wy_prep beside the pass.)
+# (The sanitizer runs grids one at a time; the library knows it by the variables it gives its
+# child and runs no wy_prep beside the forward's pass: grids_side_by_side in delta_cuda.cu.)
 sanitize() {
   local name=$1 filter tool st bad=0
   filter=$(rewy_gpu_test_filter "$2")
   for tool in memcheck racecheck; do
-    env ${3:+"$3"} REWY_GPU_TEST_SMALL=1 REWY_SERIAL_FORWARD=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
+    env ${3:+"$3"} REWY_GPU_TEST_SMALL=1 timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 \
       build-gpu/tests/gpu_test_delta --gtest_filter="$filter" >"$out/san_${name}_$tool.log" 2>&1
     st=$?; [ $st -eq 0 ] || bad=1
     echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${name}_$tool.log" | tail -1)"

@@ -93,12 +93,13 @@ if [ $status -eq 0 ] && [ "$skipped" = 0 ]; then row "gpu tests" ok $((SECONDS -
 else row "gpu tests" FAIL $((SECONDS - t0)) "$detail"; fi
 
 # Sanitizers on one small case per operator (REWY_GPU_TEST_SMALL): memcheck and racecheck
-# (REWY_SERIAL_FORWARD=1: they run grids one at a time, so no wy_prep beside the forward's pass).
+# (they run grids one at a time; the library knows them by the variables they give their child and
+# runs no wy_prep beside the forward's pass: grids_side_by_side in delta_cuda.cu).
 if command -v compute-sanitizer >/dev/null 2>&1 && [ "${SANITIZERS:-1}" = 1 ]; then
   for tool in memcheck racecheck; do
     t0=$SECONDS
     log="$build/sanitizer-$tool.log"
-    REWY_GPU_TEST_SMALL=1 REWY_SERIAL_FORWARD=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+    REWY_GPU_TEST_SMALL=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
       "$build/tests/gpu_test_delta" --gtest_filter='GpuDelta.DeltaNet:GpuDelta.GDN:GpuDelta.KDA:GpuDelta.GDN2' >"$log" 2>&1
     st=$?
     summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)

@@ -386,6 +386,41 @@ TEST(GpuDelta, StalledPrepRaisesInsteadOfHanging) {
                            ": wy_prep did not run beside the pass", ": every pass CTA waited on its own");
 }
 
+// The beside forward is the Recompute forward's default, and it stays serial where grids cannot run
+// side by side: under a tool known by the variables it gives its child (compute-sanitizer,
+// Nsight Compute, any CUDA_INJECTION64_PATH tool), with REWY_SERIAL_FORWARD=1 or
+// CUDA_LAUNCH_BLOCKING=1, and for the Save forward (Config::prep_beside_save off). Skipped when the
+// test itself runs under such a tool (the beside forward would then be the one tested).
+TEST(GpuDelta, BesideForwardOnlyWhereGridsRunSideBySide) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const char* const tool_variables[] = {"CUDA_INJECTION64_PATH", "NV_SANITIZER_INJECTION_TRANSPORT_TYPE",
+                                        "NV_NSIGHT_INJECTION_TRANSPORT_TYPE", "REWY_SERIAL_FORWARD",
+                                        "CUDA_LAUNCH_BLOCKING"};
+  for (const char* v : tool_variables)
+    if (const char* value = std::getenv(v); value && *value) GTEST_SKIP() << "runs under " << v << "=" << value;
+  const uint64_t seed = test::fresh_seed();
+  const RandomCase dev = to_cuda(make_random_case(two_sequences(Variant::KDA, 4, 128, 128, seed)), cuda(0));
+  Config cfg;
+  cfg.variant = Variant::KDA;
+  auto ran_beside = [&](const Config& c) {
+    const int64_t before = prep_beside_forwards();
+    run_named(c, dev);
+    return prep_beside_forwards() > before;
+  };
+  EXPECT_TRUE(ran_beside(cfg)) << "the default Recompute forward did not run wy_prep beside its pass";
+  for (const char* v : tool_variables) {
+    ::setenv(v, "1", 1);
+    EXPECT_FALSE(ran_beside(cfg)) << "beside with " << v << " set";
+    ::unsetenv(v);
+  }
+  EXPECT_TRUE(ran_beside(cfg)) << "the variables above were not all cleared";
+  Config save = cfg;
+  save.policy = Policy::Save;
+  EXPECT_FALSE(ran_beside(save)) << "the Save forward ran beside with prep_beside_save off";
+  save.prep_beside_save = true;
+  EXPECT_TRUE(ran_beside(save)) << "the Save forward did not run beside with prep_beside_save on";
+}
+
 // The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA
 // multicast (Config::multicast_state_tiles, where the slices are narrower than V) against every
 // slice loading its own: the same arithmetic on the same tiles (expect_same_but_atomic_sums).

@@ -98,11 +98,11 @@ struct Config {
   // dependent on the SMs it leaves, taking chunks in position order; the pass issues a chunk's
   // loads once wy_prep has flagged it out. The results are those of the serial forward at the same
   // slice width (forward 1.05-1.10x a variant at the few-pair shapes, H200). Off where the pass
-  // would hold more than half the device's SMs, under CUDA_LAUNCH_BLOCKING=1, under an injected
-  // tool (CUDA_INJECTION64_PATH set, e.g. Nsight Compute) and with REWY_SERIAL_FORWARD=1; where
-  // grids cannot run side by side all the same (a tool that runs them one at a time and sets
-  // nothing, such as compute-sanitizer: set REWY_SERIAL_FORWARD=1 there) the pass gives up after
-  // REWY_PASS_WAIT_MS (10 s) and the call raises.
+  // would hold more than half the device's SMs, under CUDA_LAUNCH_BLOCKING=1, under compute-sanitizer
+  // and Nsight Compute (known by the variables they give their child) and with REWY_SERIAL_FORWARD=1;
+  // where grids cannot run side by side all the same (another tool that runs them one at a time:
+  // set REWY_SERIAL_FORWARD=1 there) the pass gives up after REWY_PASS_WAIT_MS (10 s) and the call
+  // raises.
   bool prep_beside = true;
   // The same for the Save forward (off: 0.88-1.30x the serial one, H200).
   bool prep_beside_save = false;

@@ -114,14 +114,17 @@ bool stall_passes_for_test() { return env_is_one("REWY_TEST_STALL_PASSES"); }
 bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
-// for a wy_prep not yet launched), not under a tool that injects itself (CUDA_INJECTION64_PATH
-// set: profilers such as Nsight Compute replay grids one at a time), nor with REWY_SERIAL_FORWARD=1
-// (for tools that run grids one at a time and set nothing the library could read, such as
-// compute-sanitizer: the thirty-third session's call 1 found neither CUDA_INJECTION64_PATH nor
-// LD_PRELOAD in its child's environment).
+// for a wy_prep not yet launched), not under a tool that runs grids one at a time, known by the
+// variables it gives its child (compute-sanitizer: NV_SANITIZER_INJECTION_*; Nsight Compute:
+// NV_NSIGHT_INJECTION_*, H200 with CUDA 13.0, docs/measurements/2026-12-03-s34/call2/tool_env.txt;
+// any tool injected through CUDA_INJECTION64_PATH), nor with REWY_SERIAL_FORWARD=1 (for any other).
 bool grids_side_by_side() {
-  const char* injected = std::getenv("CUDA_INJECTION64_PATH");
-  return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD") && !(injected && *injected);
+  for (const char* tool_variable :
+       {"CUDA_INJECTION64_PATH", "NV_SANITIZER_INJECTION_TRANSPORT_TYPE", "NV_NSIGHT_INJECTION_TRANSPORT_TYPE"}) {
+    const char* value = std::getenv(tool_variable);
+    if (value && *value) return false;
+  }
+  return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD");
 }
 // How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
 // far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
@@ -390,17 +393,15 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // CTAs (DeltaNet, GDN) or 32 (KDA, GDN2: their wy_prep is the longer), and beside runs only where
   // the pass leaves at least half the device's SMs to wy_prep (a pass that filled them would wait
   // for a wy_prep that cannot start). Recompute forward 0.98-1.26x the serial one at (2, 8192, 16),
-  // (1, 16384, 16), (1, 32768, 32), geomean 1.05-1.10x a variant; the Save forward 0.88-1.30x, so it stays serial (H200,
-  // 2026-12-03, docs/measurements/2026-12-03-s34/call1/). (At 33-64 pairs, the pass in whole-V
-  // slices: 0.72-0.95x at (4, 4096, 16), 2026-12-03.)
-  // Experiments: fwdwide, beside at 33-64 pairs too (the pass in whole-V slices); fwdcap64, KDA's and
-  // GDN2's pass capped at 64 CTAs as DeltaNet's and GDN's.
+  // (1, 16384, 16), (1, 32768, 32), geomean 1.05-1.10x a variant; the Save forward 0.88-1.30x, so
+  // it stays serial (H200, 2026-12-03, docs/measurements/2026-12-03-s34/call1/). Lost (call2/
+  // there): beside at 33-64 pairs, the pass in whole-V slices (at (4, 4096, 16) DeltaNet 0.96x,
+  // KDA/GDN2 0.71-0.73x), and KDA's and GDN2's pass at up to 64 CTAs (0.80-0.95x).
   const int64_t pairs = d.N * d.H;
-  const int64_t most_slices = experiment("fwdwide", var) ? 128 : 64;
   bool beside = cfg.prep_beside && (!save || cfg.prep_beside_save) && ct.num_chunks > 0 &&
-                !cfg.multicast_state_tiles && pairs * (d.V / 64) <= most_slices && grids_side_by_side();
+                !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {
-    const int64_t cap = channel_gate(cfg.variant) && !experiment("fwdcap64", var) ? 32 : 64;
+    const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : 16;
     while (!cfg.state_slice && w < d.V && pairs * (d.V / w) > cap) w *= 2;
     beside = 2 * pairs * (d.V / std::min(w, d.V)) <= cuda_sm_count(dev);

@@ -397,14 +397,19 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // it stays serial (H200, 2026-12-03, docs/measurements/2026-12-03-s34/call1/). Lost (call2/
   // there): beside at 33-64 pairs, the pass in whole-V slices (at (4, 4096, 16) DeltaNet 0.96x,
   // KDA/GDN2 0.71-0.73x), and KDA's and GDN2's pass at up to 64 CTAs (0.80-0.95x).
+  // Experiment fwdsave: DeltaNet's Save forward beside too where the pass's slices are 64 or wider
+  // (call 1: 1.23x / 1.29x at 32 pairs, slices of 64; 0.88x at 16, slices of 32; GDN's Save forward
+  // at slices of 64 keeps row gates, which have no beside form).
   const int64_t pairs = d.N * d.H;
-  bool beside = cfg.prep_beside && (!save || cfg.prep_beside_save) && ct.num_chunks > 0 &&
+  const bool save_if_wide =
+      save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet && experiment("fwdsave", var);
+  bool beside = cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) && ct.num_chunks > 0 &&
                 !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : 16;
     while (!cfg.state_slice && w < d.V && pairs * (d.V / w) > cap) w *= 2;
-    beside = 2 * pairs * (d.V / std::min(w, d.V)) <= cuda_sm_count(dev);
+    beside = 2 * pairs * (d.V / std::min(w, d.V)) <= cuda_sm_count(dev) && (!save_if_wide || std::min(w, d.V) >= 64);
     if (beside) li.bv = int(w);
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);

@@ -389,8 +389,9 @@ TEST(GpuDelta, StalledPrepRaisesInsteadOfHanging) {
 // The beside forward is the Recompute forward's default, and it stays serial where grids cannot run
 // side by side: under a tool known by the variables it gives its child (compute-sanitizer,
 // Nsight Compute, any CUDA_INJECTION64_PATH tool), with REWY_SERIAL_FORWARD=1 or
-// CUDA_LAUNCH_BLOCKING=1, and for the Save forward (Config::prep_beside_save off). Skipped when the
-// test itself runs under such a tool (the beside forward would then be the one tested).
+// CUDA_LAUNCH_BLOCKING=1, and for the Save forward but DeltaNet's at slices of 64 or wider
+// (Config::prep_beside_save off). Skipped when the test itself runs under such a tool (the beside
+// forward would then be the one tested).
 TEST(GpuDelta, BesideForwardOnlyWhereGridsRunSideBySide) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const char* const tool_variables[] = {"CUDA_INJECTION64_PATH", "NV_SANITIZER_INJECTION_TRANSPORT_TYPE",
@@ -416,9 +417,20 @@ TEST(GpuDelta, BesideForwardOnlyWhereGridsRunSideBySide) {
   EXPECT_TRUE(ran_beside(cfg)) << "the variables above were not all cleared";
   Config save = cfg;
   save.policy = Policy::Save;
-  EXPECT_FALSE(ran_beside(save)) << "the Save forward ran beside with prep_beside_save off";
+  EXPECT_FALSE(ran_beside(save)) << "KDA's Save forward ran beside with prep_beside_save off";
   save.prep_beside_save = true;
   EXPECT_TRUE(ran_beside(save)) << "the Save forward did not run beside with prep_beside_save on";
+  // DeltaNet's Save forward: beside by default where the pass's slices are 64 (32 pairs), not at
+  // slices of 16 (8 pairs).
+  Config deltanet_save;
+  deltanet_save.variant = Variant::DeltaNet;
+  deltanet_save.policy = Policy::Save;
+  for (const auto& [heads, beside] : {std::pair{16, true}, std::pair{4, false}}) {
+    const RandomCase c = to_cuda(make_random_case(two_sequences(Variant::DeltaNet, heads, 128, 128, seed)), cuda(0));
+    const int64_t before = prep_beside_forwards();
+    run_named(deltanet_save, c);
+    EXPECT_EQ(prep_beside_forwards() > before, beside) << "DeltaNet's Save forward at " << 2 * heads << " pairs";
+  }
 }
 
 // The state passes' V-slices of a pair as one cluster sharing each chunk's W, K̄, Q̂ and P by TMA

@@ -92,19 +92,20 @@ struct Config {
   // (KDA's backward at (1, 16384, 16) 1.92 -> 2.72 ms beside state_bwd), and the forward's
   // clusters of 4 and 8 did not all fit at once (H200, 2026-11-30, docs/perf-delta.md).
   bool multicast_state_tiles = false;
-  // CUDA Recompute forward: with few (sequence, head) pairs (at most 64 state-pass CTAs at
-  // V-slices of 64) the state pass is launched first, in the V-slices that keep it to 64 CTAs
-  // (DeltaNet, GDN) or 32 (KDA, GDN2; state_slice 0), and wy_prep beside it as its programmatic
-  // dependent on the SMs it leaves, taking chunks in position order; the pass issues a chunk's
-  // loads once wy_prep has flagged it out. The results are those of the serial forward at the same
-  // slice width (forward 1.05-1.10x a variant at the few-pair shapes, H200). Off where the pass
-  // would hold more than half the device's SMs, under CUDA_LAUNCH_BLOCKING=1, under compute-sanitizer
-  // and Nsight Compute (known by the variables they give their child) and with REWY_SERIAL_FORWARD=1;
-  // where grids cannot run side by side all the same (another tool that runs them one at a time:
-  // set REWY_SERIAL_FORWARD=1 there) the pass gives up after REWY_PASS_WAIT_MS (10 s) and the call
-  // raises.
+  // CUDA Recompute forward (and DeltaNet's Save forward where the pass's V-slices are 64 or
+  // wider): with few (sequence, head) pairs (at most 64 state-pass CTAs at V-slices of 64) the state
+  // pass is launched first, in the V-slices that keep it to 64 CTAs (DeltaNet, GDN) or 32 (KDA,
+  // GDN2; state_slice 0), and wy_prep beside it as its programmatic dependent on the SMs it leaves,
+  // taking chunks in position order; the pass issues a chunk's loads once wy_prep has flagged it
+  // out. The results are those of the serial forward at the same slice width (Recompute forward
+  // 1.05-1.10x a variant at the few-pair shapes, DeltaNet's Save forward 1.25-1.28x at 32 pairs;
+  // H200). Off where the pass would hold more than half the device's SMs, under
+  // CUDA_LAUNCH_BLOCKING=1, under compute-sanitizer and Nsight Compute (known by the variables they
+  // give their child) and with REWY_SERIAL_FORWARD=1; where grids cannot run side by side all the
+  // same (another tool that runs them one at a time: set REWY_SERIAL_FORWARD=1 there) the pass
+  // gives up after REWY_PASS_WAIT_MS (10 s) and the call raises.
   bool prep_beside = true;
-  // The same for the Save forward (off: 0.88-1.30x the serial one, H200).
+  // Every Save forward beside (off: 0.88-1.30x the serial one for the others, H200).
   bool prep_beside_save = false;
   // CUDA: warps of the chunk-parallel gradient kernel: 0 picks (16: 5-8% faster than 8 on the
   // H200 for every variant, though 16 caps a thread at 128 registers and GDN2's kernel spills

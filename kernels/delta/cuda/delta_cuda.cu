@@ -387,22 +387,20 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
   const int var = variant_id(cfg.variant);
-  // wy_prep beside the state pass (Config::prep_beside, the Recompute forward; prep_beside_save the
-  // Save forward too): where the pairs are few, the pass's CTAs (one an SM) leave most SMs idle
-  // while wy_prep, before it, runs alone. The pass takes the narrowest V-slice that keeps it to 64
-  // CTAs (DeltaNet, GDN) or 32 (KDA, GDN2: their wy_prep is the longer), and beside runs only where
-  // the pass leaves at least half the device's SMs to wy_prep (a pass that filled them would wait
-  // for a wy_prep that cannot start). Recompute forward 0.98-1.26x the serial one at (2, 8192, 16),
-  // (1, 16384, 16), (1, 32768, 32), geomean 1.05-1.10x a variant; the Save forward 0.88-1.30x, so
-  // it stays serial (H200, 2026-12-03, docs/measurements/2026-12-03-s34/call1/). Lost (call2/
-  // there): beside at 33-64 pairs, the pass in whole-V slices (at (4, 4096, 16) DeltaNet 0.96x,
-  // KDA/GDN2 0.71-0.73x), and KDA's and GDN2's pass at up to 64 CTAs (0.80-0.95x).
-  // Experiment fwdsave: DeltaNet's Save forward beside too where the pass's slices are 64 or wider
-  // (call 1: 1.23x / 1.29x at 32 pairs, slices of 64; 0.88x at 16, slices of 32; GDN's Save forward
-  // at slices of 64 keeps row gates, which have no beside form).
+  // wy_prep beside the state pass (Config::prep_beside: the Recompute forward, and DeltaNet's Save
+  // forward where the pass's slices are 64 or wider; prep_beside_save: every Save forward): where
+  // the pairs are few, the pass's CTAs (one an SM) leave most SMs idle while wy_prep, before it,
+  // runs alone. The pass takes the narrowest V-slice that keeps it to 64 CTAs (DeltaNet, GDN) or 32
+  // (KDA, GDN2: their wy_prep is the longer), and beside runs only where the pass leaves at least
+  // half the device's SMs to wy_prep (a pass that filled them would wait for a wy_prep that cannot
+  // start). Recompute forward 0.98-1.26x the serial one at (2, 8192, 16), (1, 16384, 16),
+  // (1, 32768, 32), geomean 1.05-1.10x a variant; the Save forward 0.88-1.30x, of which DeltaNet's
+  // at slices of 64 (32 pairs) 1.25x / 1.28x in two rounds, unchanged elsewhere (H200, 2026-12-03,
+  // docs/measurements/2026-12-03-s34/call1/, call4/). Lost (call2/ there): beside at 33-64 pairs,
+  // the pass in whole-V slices (at (4, 4096, 16) DeltaNet 0.96x, KDA/GDN2 0.71-0.73x), and KDA's
+  // and GDN2's pass at up to 64 CTAs (0.80-0.95x).
   const int64_t pairs = d.N * d.H;
-  const bool save_if_wide =
-      save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet && experiment("fwdsave", var);
+  const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;
   bool beside = cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) && ct.num_chunks > 0 &&
                 !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {

@@ -403,23 +403,23 @@ TEST(GpuDelta, BesideForwardOnlyWhereGridsRunSideBySide) {
   const RandomCase dev = to_cuda(make_random_case(two_sequences(Variant::KDA, 4, 128, 128, seed)), cuda(0));
   Config cfg;
   cfg.variant = Variant::KDA;
-  auto ran_beside = [&](const Config& c) {
+  auto ran_beside = [](const Config& c, const RandomCase& on) {
     const int64_t before = prep_beside_forwards();
-    run_named(c, dev);
+    run_named(c, on);
     return prep_beside_forwards() > before;
   };
-  EXPECT_TRUE(ran_beside(cfg)) << "the default Recompute forward did not run wy_prep beside its pass";
+  EXPECT_TRUE(ran_beside(cfg, dev)) << "the default Recompute forward did not run wy_prep beside its pass";
   for (const char* v : tool_variables) {
     ::setenv(v, "1", 1);
-    EXPECT_FALSE(ran_beside(cfg)) << "beside with " << v << " set";
+    EXPECT_FALSE(ran_beside(cfg, dev)) << "beside with " << v << " set";
     ::unsetenv(v);
   }
-  EXPECT_TRUE(ran_beside(cfg)) << "the variables above were not all cleared";
+  EXPECT_TRUE(ran_beside(cfg, dev)) << "the variables above were not all cleared";
   Config save = cfg;
   save.policy = Policy::Save;
-  EXPECT_FALSE(ran_beside(save)) << "KDA's Save forward ran beside with prep_beside_save off";
+  EXPECT_FALSE(ran_beside(save, dev)) << "KDA's Save forward ran beside with prep_beside_save off";
   save.prep_beside_save = true;
-  EXPECT_TRUE(ran_beside(save)) << "the Save forward did not run beside with prep_beside_save on";
+  EXPECT_TRUE(ran_beside(save, dev)) << "the Save forward did not run beside with prep_beside_save on";
   // DeltaNet's Save forward: beside by default where the pass's slices are 64 (32 pairs), not at
   // slices of 16 (8 pairs).
   Config deltanet_save;
@@ -427,9 +427,7 @@ TEST(GpuDelta, BesideForwardOnlyWhereGridsRunSideBySide) {
   deltanet_save.policy = Policy::Save;
   for (const auto& [heads, beside] : {std::pair{16, true}, std::pair{4, false}}) {
     const RandomCase c = to_cuda(make_random_case(two_sequences(Variant::DeltaNet, heads, 128, 128, seed)), cuda(0));
-    const int64_t before = prep_beside_forwards();
-    run_named(deltanet_save, c);
-    EXPECT_EQ(prep_beside_forwards() > before, beside) << "DeltaNet's Save forward at " << 2 * heads << " pairs";
+    EXPECT_EQ(ran_beside(deltanet_save, c), beside) << "DeltaNet's Save forward at " << 2 * heads << " pairs";
   }
 }
 

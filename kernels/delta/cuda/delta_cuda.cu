@@ -407,7 +407,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : 16;
     while (!cfg.state_slice && w < d.V && pairs * (d.V / w) > cap) w *= 2;
-    beside = 2 * pairs * (d.V / std::min(w, d.V)) <= cuda_sm_count(dev) && (!save_if_wide || std::min(w, d.V) >= 64);
+    const int64_t slice = std::min(w, d.V);
+    beside = 2 * pairs * (d.V / slice) <= cuda_sm_count(dev) && (!save_if_wide || slice >= 64);
     if (beside) li.bv = int(w);
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);

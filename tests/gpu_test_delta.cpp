@@ -277,7 +277,7 @@ TEST(GpuDelta, OverlappedBackwardMatchesSerial) {
           EXPECT_GT(overlapped_backwards(), before) << name(variant) << " " << name(policy) << " slice " << slice
                                                     << ": grad_chunk did not run beside the state passes";
           // The same widths one after the other (the Save rule widens state_bwd's beside grad_chunk).
-          cfg.state_bwd_slice = cuda_impl::state_slices(cfg, kPairs, kV, true).bwd_bv;
+          cfg.state_bwd_slice = cuda_impl::state_slices(cfg, kPairs, kV, true, cuda_sm_count(cuda(0))).bwd_bv;
           cfg.concurrent_state_passes = false;
           cfg.overlap_grad = false;
           const Outputs serial = run_named(cfg, dev);

@@ -20,10 +20,10 @@ Config config(Policy policy, bool concurrent = true, int state_slice = 0) {
 }
 
 // bwd_bv (state_bwd's width) is checked for the backward only: the forward has no state_bwd.
-void expect(const Config& cfg, int64_t pairs, int64_t V, bool backward, int bv, int bwd_bv = 0) {
-  const StateSlices s = state_slices(cfg, pairs, V, backward);
-  const std::string what =
-      std::to_string(pairs) + " pairs, V = " + std::to_string(V) + (backward ? ", backward" : ", forward");
+void expect(const Config& cfg, int64_t pairs, int64_t V, bool backward, int bv, int bwd_bv = 0, int64_t sms = kH200SMs) {
+  const StateSlices s = state_slices(cfg, pairs, V, backward, sms);
+  const std::string what = std::to_string(pairs) + " pairs, V = " + std::to_string(V) +
+                           (backward ? ", backward" : ", forward") + ", " + std::to_string(sms) + " SMs";
   EXPECT_EQ(s.bv, bv) << what;
   if (backward) {
     EXPECT_EQ(s.bwd_bv, bwd_bv) << what;
@@ -57,18 +57,33 @@ TEST(StateSlices, RecomputeBackwardSideBySide) {
 // rule chose a width for both passes together, the launch must see them fit; where it fell back to
 // the one-pass rule, they must not.
 TEST(StateSlices, SideBySideWhereTheRuleFitBothPasses) {
-  EXPECT_TRUE(passes_fit_together(16, 4, 4));    // 128 CTAs
-  EXPECT_TRUE(passes_fit_together(66, 1, 1));    // 132: every SM
-  EXPECT_FALSE(passes_fit_together(67, 1, 1));   // 134
-  EXPECT_FALSE(passes_fit_together(128, 2, 1));  // 384
+  EXPECT_TRUE(passes_fit_together(16, 4, 4, kH200SMs));    // 128 CTAs
+  EXPECT_TRUE(passes_fit_together(66, 1, 1, kH200SMs));    // 132: every SM
+  EXPECT_FALSE(passes_fit_together(67, 1, 1, kH200SMs));   // 134
+  EXPECT_FALSE(passes_fit_together(128, 2, 1, kH200SMs));  // 384
+  EXPECT_FALSE(passes_fit_together(64, 1, 1, 114));        // 128 CTAs on a 114-SM device
   const Config cfg = config(Policy::Recompute);
-  for (int64_t V : {64, 128})
-    for (int64_t pairs : {1, 2, 8, 16, 32, 33, 64, 66, 67, 128, 256}) {
-      const StateSlices s = state_slices(cfg, pairs, V, true);
-      const int64_t replay = V / std::min<int64_t>(s.bv, V), bwd = V / std::min<int64_t>(s.bwd_bv, V);
-      const bool by_rule = 2 * pairs * (V / std::min<int64_t>(128, V)) <= kSMs;  // some width fits both
-      EXPECT_EQ(passes_fit_together(pairs, replay, bwd), by_rule) << pairs << " pairs, V = " << V;
-    }
+  for (int64_t sms : {kH200SMs, int64_t(114), int64_t(78)})
+    for (int64_t V : {64, 128})
+      for (int64_t pairs : {1, 2, 8, 16, 32, 33, 57, 64, 66, 67, 128, 256}) {
+        const StateSlices s = state_slices(cfg, pairs, V, true, sms);
+        const int64_t replay = V / std::min<int64_t>(s.bv, V), bwd = V / std::min<int64_t>(s.bwd_bv, V);
+        const bool by_rule = 2 * pairs * (V / std::min<int64_t>(128, V)) <= sms;  // some width fits both
+        EXPECT_EQ(passes_fit_together(pairs, replay, bwd, sms), by_rule) << pairs << " pairs, V = " << V << ", " << sms << " SMs";
+      }
+}
+
+// The rule counts CTAs against the device's SMs, not the H200's: on a 114-SM device (an H100
+// PCIe) 64 pairs no longer fit both passes at 128 (128 CTAs), so the one-pass rule holds there,
+// and 8 pairs at V = 128 take 16-wide slices only while 8 x 8 CTAs fit.
+TEST(StateSlices, CountsTheDevicesSMs) {
+  const Config cfg = config(Policy::Recompute);
+  expect(cfg, 64, 128, true, 128, 128);            // H200: 2 x 64 side by side
+  expect(cfg, 64, 128, true, 64, 64, 114);         // 114 SMs: none fits, the one-pass rule
+  const Config serial = config(Policy::Recompute, false);
+  expect(serial, 8, 128, true, 16, 16);            // 8 x 8 = 64 CTAs <= 132
+  expect(serial, 8, 128, true, 32, 32, 60);        // 64 > 60: 32 (8 x 2 = 16 < 60)
+  expect(serial, 8, 128, true, 64, 64, 16);        // 8 x 2 = 16, not < 16: 64
 }
 
 TEST(StateSlices, OnePassBackwardAndSave) {

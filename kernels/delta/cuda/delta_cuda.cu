@@ -215,7 +215,7 @@ LaunchInfo launch_info(const Config& cfg, const Dims& d, const Stream& s, Pass p
   li.K = int(d.K);
   li.V = int(d.V);
   li.store_state = pass == Pass::Forward && cfg.policy == Policy::Save;
-  const StateSlices slices = state_slices(cfg, d.N * d.H, d.V, pass == Pass::Backward);
+  const StateSlices slices = state_slices(cfg, d.N * d.H, d.V, pass == Pass::Backward, cuda_sm_count(s.device));
   li.bv = slices.bv;
   li.bwd_bv = slices.bwd_bv;
   if (cfg.grad_warps) li.grad_warps = cfg.grad_warps;  // else LaunchInfo's default
@@ -540,8 +540,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   p.dw = ptr<bf16_t>(gr.dw);
   p.dg = ptr<float>(gr.dg);
   p.dh0 = ptr<float>(gr.dh0);
-  // grad_chunk beside the state passes where their CTAs leave at least a quarter of the 132 SMs
-  // to it, where the two passes run side by side, and for the channel gates (their grad_chunk the
+  // grad_chunk beside the state passes where their CTAs leave it at least 32 SMs (a quarter of
+  // the H200's 132), where the two passes run side by side, and for the channel gates (their grad_chunk the
   // heavier part) everywhere. The whole backward, overlapped / after state_bwd: with 36 free
   // (Recompute, 16 pairs) 1.115x DeltaNet, 1.147x GDN, 1.121x KDA, 1.119x GDN2; with 68 (Save, 32
   // pairs) 1.14-1.21x (H200, 2026-12-01, bench_delta --serial-grad,
@@ -553,9 +553,10 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   const int bwd_slices = int(V / std::min<int64_t>(li.bwd_bv, V));
   // Side by side where both passes' CTAs fit at once (state_slices' paired rule), else the
   // replay ends before most of state_bwd starts.
-  const bool paired = li.overlap_passes && passes_fit_together(d.N * H, replay_slices, bwd_slices);
+  const int64_t sms = cuda_sm_count(dev);
+  const bool paired = li.overlap_passes && passes_fit_together(d.N * H, replay_slices, bwd_slices, sms);
   const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
-  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (kSMs - pass_ctas >= 32 || paired || channel_gate(cfg.variant));
+  li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (sms - pass_ctas >= 32 || paired || channel_gate(cfg.variant));
   // Its counts (zeroed before the first kernel: a programmatic dependent's prerequisite is the
   // kernel just before it) and grad_chunk's chunk order.
   Tensor pass_done;

@@ -4,7 +4,7 @@
 
 namespace rewy::delta::cuda_impl {
 
-StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward) {
+StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward, int64_t sms) {
   StateSlices s;
   if (cfg.state_slice) {
     s.bv = cfg.state_slice;
@@ -43,7 +43,7 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   int paired_bv = 0;
   if (backward && recompute && cfg.concurrent_state_passes)
     for (int w : {16, 32, 64, 128})
-      if (w <= V && passes_fit_together(pairs, V / w, V / w)) {
+      if (w <= V && passes_fit_together(pairs, V / w, V / w, sms)) {
         paired_bv = w;
         break;
       }
@@ -55,7 +55,7 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   s.bv = paired_bv ? paired_bv
          : wide ? 128
          : bwd64 || fwd64 ? 64
-         : pairs * (V / 16) <= kSMs ? 16 : pairs * (V / 64) < kSMs ? 32 : 64;
+         : pairs * (V / 16) <= sms ? 16 : pairs * (V / 64) < sms ? 32 : 64;
   // state_bwd takes 128 by the same rule (one wave instead of two at shapes 0 and 4; DeltaNet's
   // mma.sync kernel 4.5% faster so; the wgmma kernel fits 128 for every variant); the replay's state
   // pass at 128 was 31% slower than at 64 (two CTAs an SM), so it keeps bv (H200, 2026-11-30,

@@ -7,14 +7,15 @@
 
 namespace rewy::delta::cuda_impl {
 
-// The H200's SMs: the rule below and the backward's overlap (delta_cuda.cu) count CTAs against them.
-inline constexpr int64_t kSMs = 132;
+// The H200's SMs, where the widths below were measured (the CPU tests pin the rule at this count).
+// The launches pass the device's own count (cuda_sm_count): the rule counts CTAs against it.
+inline constexpr int64_t kH200SMs = 132;
 
 // Whether the Recompute backward's two state passes run side by side: the CTAs of both (one per
-// pair and V-slice each) fit the SMs at once. The slice rule picks widths by it and the backward's
-// launch (delta_cuda.cu) decides by it from the widths it got.
-inline bool passes_fit_together(int64_t pairs, int64_t replay_slices, int64_t bwd_slices) {
-  return pairs * (replay_slices + bwd_slices) <= kSMs;
+// pair and V-slice each) fit the device's sms SMs at once. The slice rule picks widths by it and
+// the backward's launch (delta_cuda.cu) decides by it from the widths it got.
+inline bool passes_fit_together(int64_t pairs, int64_t replay_slices, int64_t bwd_slices, int64_t sms) {
+  return pairs * (replay_slices + bwd_slices) <= sms;
 }
 
 struct StateSlices {
@@ -26,7 +27,8 @@ struct StateSlices {
 // state_bwd), else the forward. Reads cfg.policy (for the backward: the policy its forward ran
 // under), cfg.state_slice and cfg.state_bwd_slice (0: by this rule), cfg.concurrent_state_passes
 // and cfg.overlap_grad (the Save backward's state_bwd). Widths above V are V's (the launchers cap
-// them).
-StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward);
+// them). sms: the device's SMs (kH200SMs where the thresholds were measured; the other counts in
+// the rule, 64 and 128 CTAs, are the H200's measured break-even points and stay as they are).
+StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward, int64_t sms);
 
 }  // namespace rewy::delta::cuda_impl

@@ -226,10 +226,10 @@ __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int
     yw[e] = co[e] * eg * k[e];
   }
   if (VT<VAR>::gated && store_q) {  // (no gates: Q̂ and K̄ are q and k themselves)
-    store8(p.Qg + at, qg);
-    if (p.Qlo) store8<true>(p.Qlo + at, qg);
+    store8_global(p.Qg + at, qg);
+    if (p.Qlo) store8_global<true>(p.Qlo + at, qg);
   }
-  if (VT<VAR>::gated && store_kbar) store8(p.Kg + at, kg);
+  if (VT<VAR>::gated && store_kbar) store8_global(p.Kg + at, kg);
   store8(yw_out, yw);
 }
 
@@ -292,7 +292,7 @@ __device__ __forceinline__ void store_tinv8(float (&t)[8], const float* Ts, bf16
 #pragma unroll
   for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
   store8(Tb + r * kCP + c0, t);
-  if (r < at.len) store8(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
+  if (r < at.len) store8_global(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
 }
 
 // β of row threadIdx.x < C of the chunk (0 past its end, for GDN2, and for threads >= C), read
@@ -406,7 +406,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     if (fused && r < at.len) {  // 𝒯 Diag(β) for the state pass (columns past len: β = 0)
 #pragma unroll
       for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
-      store8(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
+      store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
     }
   };
   // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q

@@ -532,6 +532,21 @@ __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
   for (int e = 0; e < 4; ++e) h[e] = __halves2bfloat162(bf16_term<LO>(x[2 * e]), bf16_term<LO>(x[2 * e + 1]));
   *reinterpret_cast<uint4*>(dst) = u;
 }
+// store8 into global memory (dst 16-byte aligned): one st.global.v4. Through a uint4 pointer into
+// global memory the compiler, unable to prove the alignment, stored four words one at a time
+// (st.global.u32 at +0, +4, +8, +12): ncu counted 4x the L2 store sectors on wy_prep_split's Q̂
+// and K̄ stores (H200, 2026-12-03, docs/measurements/2026-12-03-s35/call1/).
+template <bool LO = false>
+__device__ __forceinline__ void store8_global(bf16_t* dst, const float (&x)[8]) {
+  uint32_t w[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const __nv_bfloat162 h = __halves2bfloat162(bf16_term<LO>(x[2 * e]), bf16_term<LO>(x[2 * e + 1]));
+    w[e] = uint32_t(__bfloat16_as_ushort(h.x)) | (uint32_t(__bfloat16_as_ushort(h.y)) << 16);
+  }
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
+}
 
 // for_each_row_octet over the threads tid = 0 .. count − 1 of a part of the block (the caller's
 // numbering).

@@ -279,6 +279,14 @@ __device__ __forceinline__ void quad_transpose4(uint32_t (&x)[4]) {
   else x[1] = r0, x[3] = r1;
 }
 
+// 16 bytes to global memory (dst 16-byte aligned) as one st.global.v4. Through a uint4 pointer the
+// compiler, unable to prove the alignment, split some of these stores into four 4-byte ones:
+// wy_prep_split's Q̂ and K̄ stores (4x the L2 sectors in ncu) and the first of every four of
+// frag_store_global's (H200, 2026-12-03, docs/measurements/2026-12-03-s35/).
+__device__ __forceinline__ void st_global_v4(void* dst, uint4 v) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+
 // Stores rows r < valid of a warp's fragment to global dst[r * row_stride + c] as bf16, times alpha.
 // With NT a multiple of 4 the quad that holds a row swaps its pieces of four adjacent n8 tiles
 // (quad_transpose4), so that each thread stores one tile's 8 columns as 16 bytes: a quarter of
@@ -304,7 +312,7 @@ __device__ __forceinline__ void frag_store_global(const float (&acc)[MT][NT][4],
 #pragma unroll
           for (int s = 0; s < 4; ++s) x[s] = pack_bf16x2(alpha * acc[i][jb + s][2 * h], alpha * acc[i][jb + s][2 * h + 1]);
           quad_transpose4(x);  // x: tile jb + t's columns 8 (jb + t) + 0..7, in order
-          if (r < valid) *reinterpret_cast<uint4*>(row + 8 * jb) = make_uint4(x[0], x[1], x[2], x[3]);
+          if (r < valid) st_global_v4(row + 8 * jb, make_uint4(x[0], x[1], x[2], x[3]));
         }
       }
   }
@@ -532,10 +540,7 @@ __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
   for (int e = 0; e < 4; ++e) h[e] = __halves2bfloat162(bf16_term<LO>(x[2 * e]), bf16_term<LO>(x[2 * e + 1]));
   *reinterpret_cast<uint4*>(dst) = u;
 }
-// store8 into global memory (dst 16-byte aligned): one st.global.v4. Through a uint4 pointer into
-// global memory the compiler, unable to prove the alignment, stored four words one at a time
-// (st.global.u32 at +0, +4, +8, +12): ncu counted 4x the L2 store sectors on wy_prep_split's Q̂
-// and K̄ stores (H200, 2026-12-03, docs/measurements/2026-12-03-s35/call1/).
+// store8 into global memory (dst 16-byte aligned): one st.global.v4 (st_global_v4).
 template <bool LO = false>
 __device__ __forceinline__ void store8_global(bf16_t* dst, const float (&x)[8]) {
   uint32_t w[4];
@@ -544,8 +549,7 @@ __device__ __forceinline__ void store8_global(bf16_t* dst, const float (&x)[8]) 
     const __nv_bfloat162 h = __halves2bfloat162(bf16_term<LO>(x[2 * e]), bf16_term<LO>(x[2 * e + 1]));
     w[e] = uint32_t(__bfloat16_as_ushort(h.x)) | (uint32_t(__bfloat16_as_ushort(h.y)) << 16);
   }
-  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
-               : "memory");
+  st_global_v4(dst, make_uint4(w[0], w[1], w[2], w[3]));
 }
 
 // for_each_row_octet over the threads tid = 0 .. count − 1 of a part of the block (the caller's

@@ -5,8 +5,10 @@ samples, one row per instruction at its absolute address).
   python3 scripts/sass_lines.py PAGE.csv[.gz] [TOP]                          by instruction
   python3 scripts/sass_lines.py PAGE.csv[.gz] [TOP] --obj OBJ.o --kernel RE  by source line
 
-By instruction (what profile-source.sh prints): the samples by opcode, then the TOP instructions
-with their share and three largest stall reasons. By source line: OBJ.o is the object of the
+By instruction (what profile-source.sh prints): the stall reasons over the kernel, the samples
+and executed warp instructions by opcode, the excess global sectors and shared-memory wavefronts
+by instruction kind (uncoalesced accesses, bank conflicts), then the TOP instructions with their
+share and three largest stall reasons. By source line: OBJ.o is the object of the
 variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o, built
 from the same tree and flags: -lineinfo is on) and RE picks one mangled kernel name
 ('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'); its cubin is disassembled with line info
@@ -86,15 +88,39 @@ def largest(counter, total):
     return ", ".join(f"{c[6:]} {100 * v / total:.1f}" for c, v in counter.most_common(3))
 
 
+def opcode(d):
+    return next((t for t in d["Source"].strip().split(" ") if t and not t.startswith("@")), "?").rstrip(";")
+
+
+# (what, excess column, all column) of ncu's source page: uncoalesced global accesses and shared-memory
+# bank conflicts, summed by instruction kind.
+EXCESS = (("global sectors", "L2 Theoretical Sectors Global Excessive", "L2 Theoretical Sectors Global"),
+          ("shared wavefronts", "L1 Wavefronts Shared Excessive", "L1 Wavefronts Shared"))
+
+
 def by_instruction(header, data, top):
     total = sum(num(d[SAMPLES]) for d in data) or 1.0
     print(f"{len(data)} instructions, {total:.0f} samples")
-    by_op = collections.Counter()
-    for d in data:
-        op = next((t for t in d["Source"].strip().split(" ") if t and not t.startswith("@")), "?").rstrip(";")
-        by_op[op] += num(d[SAMPLES])
-    print("by opcode: " + ", ".join(f"{o} {100 * v / total:.1f}%" for o, v in by_op.most_common(16)))
     reasons = reasons_of(header)
+    overall = collections.Counter({c: sum(num(d[c]) for d in data) for c in reasons})
+    print("stalls: " + ", ".join(f"{c[6:]} {100 * v / total:.1f}%" for c, v in overall.most_common(8)))
+    by_op, executed = collections.Counter(), collections.Counter()
+    for d in data:
+        by_op[opcode(d)] += num(d[SAMPLES])
+        executed[opcode(d).split(".")[0]] += num(d.get("Instructions Executed", 0))
+    print("by opcode: " + ", ".join(f"{o} {100 * v / total:.1f}%" for o, v in by_op.most_common(16)))
+    if sum(executed.values()):
+        print("warp instructions executed: " + ", ".join(f"{o} {v / 1e6:.1f}M" for o, v in executed.most_common(12)))
+    for what, excess, every in EXCESS:
+        if excess not in header:
+            continue
+        ex, all_ = collections.Counter(), collections.Counter()
+        for d in data:
+            ex[opcode(d)] += num(d[excess])
+            all_[opcode(d)] += num(d[every])
+        kinds = [(o, v) for o, v in all_.most_common(6) if v]
+        if kinds:
+            print(f"excess {what} (excess / all): " + ", ".join(f"{o} {ex[o] / 1e6:.2f}M / {v / 1e6:.2f}M" for o, v in kinds))
     for d in sorted(data, key=lambda d: -num(d[SAMPLES]))[:top]:
         st = largest(collections.Counter({c: num(d[c]) for c in reasons if num(d[c]) > 0}), total)
         print(f"{100 * num(d[SAMPLES]) / total:5.1f}%  {d['Address']:>14}  {d['Source'].strip()[:110]}" +

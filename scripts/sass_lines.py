@@ -88,6 +88,11 @@ def largest(counter, total):
     return ", ".join(f"{c[6:]} {100 * v / total:.1f}" for c, v in counter.most_common(3))
 
 
+def print_stalls(overall, total):
+    """The kernel's largest stall reasons, as shares of all its samples."""
+    print("stalls: " + ", ".join(f"{c[6:]} {100 * v / total:.1f}%" for c, v in overall.most_common(8)))
+
+
 def opcode(d):
     return next((t for t in d["Source"].strip().split(" ") if t and not t.startswith("@")), "?").rstrip(";")
 
@@ -102,12 +107,12 @@ def by_instruction(header, data, top):
     total = sum(num(d[SAMPLES]) for d in data) or 1.0
     print(f"{len(data)} instructions, {total:.0f} samples")
     reasons = reasons_of(header)
-    overall = collections.Counter({c: sum(num(d[c]) for d in data) for c in reasons})
-    print("stalls: " + ", ".join(f"{c[6:]} {100 * v / total:.1f}%" for c, v in overall.most_common(8)))
+    print_stalls(collections.Counter({c: sum(num(d[c]) for d in data) for c in reasons}), total)
+    ops = [opcode(d) for d in data]
     by_op, executed = collections.Counter(), collections.Counter()
-    for d in data:
-        by_op[opcode(d)] += num(d[SAMPLES])
-        executed[opcode(d).split(".")[0]] += num(d.get("Instructions Executed", 0))
+    for op, d in zip(ops, data):
+        by_op[op] += num(d[SAMPLES])
+        executed[op.split(".")[0]] += num(d.get("Instructions Executed", 0))
     print("by opcode: " + ", ".join(f"{o} {100 * v / total:.1f}%" for o, v in by_op.most_common(16)))
     if sum(executed.values()):
         print("warp instructions executed: " + ", ".join(f"{o} {v / 1e6:.1f}M" for o, v in executed.most_common(12)))
@@ -115,9 +120,9 @@ def by_instruction(header, data, top):
         if excess not in header:
             continue
         ex, all_ = collections.Counter(), collections.Counter()
-        for d in data:
-            ex[opcode(d)] += num(d[excess])
-            all_[opcode(d)] += num(d[every])
+        for op, d in zip(ops, data):
+            ex[op] += num(d[excess])
+            all_[op] += num(d[every])
         kinds = [(o, v) for o, v in all_.most_common(6) if v]
         if kinds:
             print(f"excess {what} (excess / all): " + ", ".join(f"{o} {ex[o] / 1e6:.2f}M / {v / 1e6:.2f}M" for o, v in kinds))
@@ -147,7 +152,7 @@ def by_line(header, data, top, obj, pattern):
         for c in reasons:
             entry[1][c] += num(d[c])
             overall[c] += num(d[c])
-    print("stalls: " + ", ".join(f"{c[6:]} {100 * v / total:.1f}%" for c, v in overall.most_common(8)))
+    print_stalls(overall, total)
     for where, (samples, st) in sorted(lines.items(), key=lambda x: -x[1][0])[:top]:
         at = f"{where[0]}:{where[1]}" if where else "?"
         print(f"{100 * samples / total:5.1f}%  {at:28s} {largest(st, total)}")

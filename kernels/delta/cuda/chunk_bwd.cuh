@@ -425,6 +425,16 @@ __device__ __forceinline__ GradItem grad_item(const DeltaParams& p) {
   const int4 it = p.grad_items[place / p.H];
   return {it.x, int(place % p.H), it.y, it.z};
 }
+// The item at `place` for a persistent grid (grad_chunk's kPersist): the item list's order as
+// above, or without it chunk-major within a head (grad_item's blockIdx order).
+__device__ __forceinline__ GradItem grad_item_at(const DeltaParams& p, int place) {
+  if (!p.grad_items) {
+    const int c = place % p.num_chunks;
+    return {c, place / p.num_chunks, p.chunk_tok[c], p.chunk_len[c]};
+  }
+  const int4 it = p.grad_items[place / p.H];
+  return {it.x, place % p.H, it.y, it.z};
+}
 
 // The overlapped backward: whether every V-slice of both state passes has finished chunk c of
 // head h (thread 0; true without counts). Read before the block's first copies: read after the
@@ -432,6 +442,13 @@ __device__ __forceinline__ GradItem grad_item(const DeltaParams& p) {
 // (H200, 2026-12-01, docs/measurements/2026-12-01-s20/call2-overlap/).
 __device__ __forceinline__ bool passes_out(const DeltaParams& p, int c, int h) {
   return !p.pass_done || threadIdx.x != 0 || passes_counted(p, c, h);
+}
+// passes_counted by relaxed loads: the caller (thread 0) fences before its block reads what the
+// counts publish (fence_acq_rel_gpu, then a block barrier), so that the load itself does not hold
+// thread 0's later copies back as an acquire load would.
+__device__ __forceinline__ bool passes_counted_relaxed(const DeltaParams& p, int c, int h) {
+  return load_relaxed(pass_count(p, kReplayPass, c, h)) >= unsigned(p.replay_slices) &&
+         load_relaxed(pass_count(p, kStateBwdPass, c, h)) >= unsigned(p.bwd_slices);
 }
 // Then, before the loads of their outputs: thread 0 waits if they were not out, and the block
 // barrier orders every thread's later copies after its acquire. False: the wait gave up
@@ -520,8 +537,11 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // fragment prefetch), 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product), 19 / 21
 // (KDA / GDN2: phase 4's contractions balanced across the row-block warps) and 23 / 24 (DeltaNet / GDN:
 // ∂A alone on warpgroups), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+// grad_chunk's EXP from kGradPersist up: EXP − kGradPersist on a persistent grid (kPersist).
+inline constexpr int kGradPersist = 100;
+template <int VAR, int K, int V, bool REWY, int NT, int XEXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
+  constexpr int EXP = XEXP % kGradPersist;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -667,10 +687,32 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
+  // kPersist (XEXP >= kGradPersist; KDA's ReWY kernel at K = V = 128): a grid of one CTA an SM
+  // walks the places blockIdx.x, + gridDim.x, ... and loads each next item's tiles into slots the
+  // current one no longer reads, where one CTA an item started every item with an empty SM that
+  // waited for its whole prologue: ∂O at phase 4's start (S4), G, q and k once phase 5's
+  // epilogue has read them (dq and dk then stage in S5 and dPb-dAb), and, where the next item's
+  // passes are already out, H, ∂H⁺ and 𝒯 at the ∂g scan's barrier (S1, S2, Tb). E (S3 holds the
+  // scan's part sums) and the rest load at the next item's start. The next item's
+  // (c, h, tok0, len) travel through two GradItem slots in rowkb's words (vector gates do not use
+  // them), written by thread 0 behind each item's first barrier.
+  constexpr bool kPersist = XEXP >= kGradPersist;
+  static_assert(!kPersist || (VAR == kKDA && EXP == 27 && !kSW && kStageS5), "the persistent walk: KDA's EXP 27 layout");
+  static_assert(!kPersist || (L::dE - L::S5 >= L::tile_k && L::betas - L::dPb >= L::tile_k && 2 * sizeof(GradItem) <= kChunk * 4),
+                "the persistent walk's staging of dq (S5), dk (dPb-dAb) and its item slots (rowkb)");
+  GradItem* const item_slot = reinterpret_cast<GradItem*>(rowkb);
+  const int n_places = p.num_chunks * p.H;
+  int place = kPersist ? int(blockIdx.x) : 0, iter = 0;
+  bool state_early = false;  // this item's H, ∂H⁺, 𝒯 were issued during the previous one
+  for (;;) {
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
-  const GradItem item = grad_item(p);
+  const GradItem item = !kPersist ? grad_item(p) : iter == 0 ? grad_item_at(p, place) : item_slot[iter & 1];
   const int c = item.c, h = item.h, tok0 = item.tok0, len = item.len;
-  const bool out = passes_out(p, c, h);
+  const int next_place = place + int(gridDim.x);
+  const bool has_next = kPersist && next_place < n_places;
+  GradItem next_item{};
+  if (kPersist && has_next && threadIdx.x == 0) next_item = grad_item_at(p, next_place);  // to its slot behind the first barrier
+  const bool out = state_early || passes_out(p, c, h);
   const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
@@ -698,14 +740,26 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // one SM pulls, about 23 bytes a cycle), so this gained GDN2 3% and held the others within 1.5%
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
-  gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
-  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
-  if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
-  else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+  // The persistent walk's groups, every item alike: G; ∂O (its first item), q, k; H, ∂H⁺, 𝒯 issued
+  // early (or none); then here H (or none); E; 𝒯, ∂H⁺ (or none).
+  if (!kPersist || iter == 0) {
+    gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
+    load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
+    else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+    if constexpr (kPersist) {
+      load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
+      cp_async_commit();
+      cp_async_commit();
+    }
+  }
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
     cp_async_commit();  // the copies issued so far land before the block leaves
     cp_async_wait<0>();
-    grad_cta_done(p);
+    if constexpr (kPersist)  // the walk's later items too: the last count holds the grid (grad_cta_done)
+      for (int q = place; q < n_places; q += int(gridDim.x)) grad_cta_done(p);
+    else
+      grad_cta_done(p);
     return;
   }
   if constexpr (kSW) {
@@ -713,27 +767,33 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     cp_async_commit();
     async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
   } else {
-    load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
+    if (!state_early) load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
     cp_async_commit();
     load_E();
   }
   cp_async_commit();
-  load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
-  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_dH();
+  if constexpr (!kPersist) load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
+  if (!state_early) {
+    load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+    load_dH();
+  }
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
     betas[threadIdx.x] = bt;
     rowacc[threadIdx.x] = 0.f;
-    rowg[threadIdx.x] = 0.f;
-    rowkb[threadIdx.x] = 0.f;
+    if constexpr (!kPersist) {
+      rowg[threadIdx.x] = 0.f;
+      rowkb[threadIdx.x] = 0.f;
+    }
   }
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
-  gate_scan<VAR, K, NT, 3>(Gs, p);
+  gate_scan<VAR, K, NT, kPersist ? 5 : 3>(Gs, p);
   cp_async_wait<2>();
   if constexpr (kSW) wg::fence_smem_writes();  // this thread's landed copies, for wgmma's async proxy
   __syncthreads();  // q, ∂O and H have landed; G is complete
+  if constexpr (kPersist)
+    if (has_next && threadIdx.x == 0) item_slot[(iter + 1) & 1] = next_item;
   phase_mark(p.phase_cycles, 0);
   // ∂E (where it has its own slot) lands by phase 2, issued behind the prologue's tiles.
   if constexpr (L::kOwnDE) load_dE();
@@ -1030,6 +1090,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (kGram) frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { dAf[r * LDF + cc] = x; });
   __syncthreads();
   phase_mark(p.phase_cycles, 3);
+  // kPersist, thread 0: whether the next item's passes are out, read relaxed here (the load then
+  // holds nothing back) and fenced at phase 5's barrier, where thread 0 has no store in flight.
+  bool next_out = true;
+  if constexpr (kPersist)
+    if (has_next) {  // the next item's ∂O into S4 (read last in phase 3), landing with phase 5's tiles
+      const GradItem nx = item_slot[(iter + 1) & 1];
+      if (threadIdx.x == 0 && p.pass_done) next_out = passes_counted_relaxed(p, nx.c, nx.h);
+      load_tile<kChunk, V, NT>(dOs, VP, p.dout + (int64_t(nx.tok0) * p.H + nx.h) * V, strideV, nx.len);
+    }
 
   // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
   // The row (erase) coefficient multiplies D^r; ∂β/∂b collect k ⊙ (Γ R_W + D^r) (add_db).
@@ -1273,18 +1342,30 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       dk[0][j][e] += dPdiag[r] * qv(r, d, e);
     });
     __syncthreads();  // E, ∂H⁺, q and k are read; S2 takes K̄ ⊙ ∂K̄
+    if constexpr (kPersist)
+      if (has_next) {  // the next item's G, q and k start loading
+        const GradItem nx = item_slot[(iter + 1) & 1];
+        if (threadIdx.x == 0 && p.pass_done && next_out) fence_acq_rel_gpu();  // acquires the counts read at phase 4
+        const int64_t nbase = (int64_t(nx.tok0) * p.H + nx.h) * K;
+        gate_issue<VAR, K, NT>(Gs, p, nx.tok0, nx.len, nx.h);
+        load_tile<kChunk, K, NT>(qs, KP, p.q + nbase, strideK, nx.len);
+        load_tile<kChunk, K, NT>(ks, KP, p.k + nbase, strideK, nx.len);
+        cp_async_commit();
+      }
     if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
     if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(tmp, m0, rowkb);
   }
   // dq, dk (and GDN2's db) leave through shared memory in 16-byte rows, in the slots of q, k and
   // ∂W (S5): fragment-layout stores to global memory are 4 bytes a thread.
-  frag_store_bf16(dq, qs, KP, m0, nK);
-  frag_store_bf16(dk, ks, KP, m0, nK);
+  bf16_t* const dq_stage = kPersist ? reinterpret_cast<bf16_t*>(S5) : qs;  // (kPersist: q's slot takes the next q)
+  bf16_t* const dk_stage = kPersist ? dPb : ks;
+  frag_store_bf16(dq, dq_stage, KP, m0, nK);
+  frag_store_bf16(dk, dk_stage, KP, m0, nK);
   if constexpr (VAR == kGDN2) frag_store_bf16(db, dbs, KP, m0, nK);
   if constexpr (VTr::scalar_gate && !kFac) row_reduce_add<NTK>(dG, m0, rowg);
   __syncthreads();  // row and column atomics have landed; dq, dk (db) are staged
-  store_tile_rows<kChunk, K, NT>(p.dq + baseK, strideK, qs, KP, len);
-  store_tile_rows<kChunk, K, NT>(p.dk + baseK, strideK, ks, KP, len);
+  store_tile_rows<kChunk, K, NT>(p.dq + baseK, strideK, dq_stage, KP, len);
+  store_tile_rows<kChunk, K, NT>(p.dk + baseK, strideK, dk_stage, KP, len);
   if constexpr (VAR == kGDN2) store_tile_rows<kChunk, K, NT>(p.db + baseK, strideK, dbs, KP, len);
   phase_mark(p.phase_cycles, 5);
   if constexpr (VTr::has_beta)
@@ -1313,7 +1394,22 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     partG[part * K + d] = sg;
     partKb[part * K + d] = sk;
-    __syncthreads();
+    if constexpr (kPersist) {
+      // Every thread has read ∂G (S1) and K̄ ⊙ ∂K̄ (S2): the next item's H, ∂H⁺ and 𝒯 load now
+      // where its passes were out (thread 0's relaxed read and fence, then this barrier, order the
+      // block's copies after the counts, as wait_for_passes does).
+      const bool early = __syncthreads_and(!has_next || next_out) && has_next;
+      if (early) {
+        const GradItem nx = item_slot[(iter + 1) & 1];
+        load_tile<K, V, NT>(Hb, VP, p.Hs + (int64_t(nx.c) * p.H + nx.h) * K * V, V, K);
+        load_tile<K, V, NT>(dHb, VP, p.dHs + (int64_t(nx.c) * p.H + nx.h) * K * V, V, K);
+        load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(nx.tok0) * p.H + nx.h) * kChunk, int64_t(p.H) * kChunk, nx.len);
+      }
+      if (has_next) cp_async_commit();
+      state_early = early;
+    } else {
+      __syncthreads();
+    }
     float after = colacc[d], before = 0.f;  // the state-decay term belongs to the last valid row
     for (int q = part + 1; q < kParts; ++q) after += partG[q * K + d];
     for (int q = 0; q < part; ++q) before += partKb[q * K + d];
@@ -1342,6 +1438,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   phase_mark(p.phase_cycles, 6);  // thread 0's view: it takes part in both ∂g branches
   grad_cta_done(p);
+  if constexpr (!kPersist) {
+    break;
+  } else {
+    if (!has_next) break;
+    place = next_place;
+    ++iter;
+    __syncthreads();  // the ∂g scan has read S3 and colacc before the next item's E and zeros
+  }
+  }  // the persistent walk's items
 }
 
 }  // namespace rewy::delta::cuda_impl

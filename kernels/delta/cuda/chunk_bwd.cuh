@@ -688,22 +688,24 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // kPersist (XEXP >= kGradPersist; KDA's ReWY kernel at K = V = 128): a grid of one CTA an SM
-  // walks the places blockIdx.x, + gridDim.x, ... and loads each next item's tiles into slots the
-  // current one no longer reads, where one CTA an item started every item with an empty SM that
-  // waited for its whole prologue: ∂O at phase 4's start (S4), G, q and k once phase 5's
-  // epilogue has read them (dq and dk then stage in S5 and dPb-dAb), and, where the next item's
-  // passes are already out, H, ∂H⁺ and 𝒯 at the ∂g scan's barrier (S1, S2, Tb). E (S3 holds the
-  // scan's part sums) and the rest load at the next item's start. The next item's
-  // (c, h, tok0, len) travel through two GradItem slots in rowkb's words (vector gates do not use
-  // them), written by thread 0 behind each item's first barrier.
+  // walks the places blockIdx.x, + gridDim.x, ... and loads the tiles that each next item's first
+  // barrier waits for into slots the current one no longer reads, where one CTA an item started
+  // every item with an SM that waited for its whole prologue: ∂O at phase 4's start (S4), G and q
+  // once phase 5's epilogue has read them (dq then stages in S5), and, where the next item's
+  // passes are already out, H at the ∂g scan's barrier (S1). E (S3 holds the scan's part sums),
+  // k, 𝒯 and ∂H⁺ load at the next item's start, in the order one CTA an item issues them. (With
+  // k, 𝒯 and ∂H⁺ early too, the first barrier waited for them: the kernel 778 -> 847 us at shape
+  // 0, H200, 2026-12-03, docs/measurements/2026-12-03-s36/call1/.) The next item's (c, h, tok0,
+  // len) travel through two GradItem slots in rowkb's words (vector gates do not use them),
+  // written by thread 0 behind each item's first barrier.
   constexpr bool kPersist = XEXP >= kGradPersist;
   static_assert(!kPersist || (VAR == kKDA && EXP == 27 && !kSW && kStageS5), "the persistent walk: KDA's EXP 27 layout");
-  static_assert(!kPersist || (L::dE - L::S5 >= L::tile_k && L::betas - L::dPb >= L::tile_k && 2 * sizeof(GradItem) <= kChunk * 4),
-                "the persistent walk's staging of dq (S5), dk (dPb-dAb) and its item slots (rowkb)");
+  static_assert(!kPersist || (L::dE - L::S5 >= L::tile_k && 2 * sizeof(GradItem) <= kChunk * 4),
+                "the persistent walk's staging of dq (S5) and its item slots (rowkb)");
   GradItem* const item_slot = reinterpret_cast<GradItem*>(rowkb);
   const int n_places = p.num_chunks * p.H;
   int place = kPersist ? int(blockIdx.x) : 0, iter = 0;
-  bool state_early = false;  // this item's H, ∂H⁺, 𝒯 were issued during the previous one
+  bool state_early = false;  // this item's H was issued during the previous one
   for (;;) {
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
   const GradItem item = !kPersist ? grad_item(p) : iter == 0 ? grad_item_at(p, place) : item_slot[iter & 1];
@@ -740,15 +742,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // one SM pulls, about 23 bytes a cycle), so this gained GDN2 3% and held the others within 1.5%
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
-  // The persistent walk's groups, every item alike: G; ∂O (its first item), q, k; H, ∂H⁺, 𝒯 issued
-  // early (or none); then here H (or none); E; 𝒯, ∂H⁺ (or none).
+  // The persistent walk's groups, every item alike: G; q (and ∂O, its first item); H issued early
+  // (or none); then here H (or none); E; k, 𝒯, ∂H⁺.
   if (!kPersist || iter == 0) {
     gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
     load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
     if constexpr (kPersist) {
-      load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
       cp_async_commit();
       cp_async_commit();
     }
@@ -772,11 +773,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     load_E();
   }
   cp_async_commit();
-  if constexpr (!kPersist) load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
-  if (!state_early) {
-    load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-    load_dH();
-  }
+  load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
+  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+  load_dH();
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
@@ -1343,13 +1342,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     __syncthreads();  // E, ∂H⁺, q and k are read; S2 takes K̄ ⊙ ∂K̄
     if constexpr (kPersist)
-      if (has_next) {  // the next item's G, q and k start loading
+      if (has_next) {  // the next item's G and q start loading
         const GradItem nx = item_slot[(iter + 1) & 1];
         if (threadIdx.x == 0 && p.pass_done && next_out) fence_acq_rel_gpu();  // acquires the counts read at phase 4
-        const int64_t nbase = (int64_t(nx.tok0) * p.H + nx.h) * K;
         gate_issue<VAR, K, NT>(Gs, p, nx.tok0, nx.len, nx.h);
-        load_tile<kChunk, K, NT>(qs, KP, p.q + nbase, strideK, nx.len);
-        load_tile<kChunk, K, NT>(ks, KP, p.k + nbase, strideK, nx.len);
+        load_tile<kChunk, K, NT>(qs, KP, p.q + (int64_t(nx.tok0) * p.H + nx.h) * K, strideK, nx.len);
         cp_async_commit();
       }
     if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
@@ -1358,7 +1355,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // dq, dk (and GDN2's db) leave through shared memory in 16-byte rows, in the slots of q, k and
   // ∂W (S5): fragment-layout stores to global memory are 4 bytes a thread.
   bf16_t* const dq_stage = kPersist ? reinterpret_cast<bf16_t*>(S5) : qs;  // (kPersist: q's slot takes the next q)
-  bf16_t* const dk_stage = kPersist ? dPb : ks;
+  bf16_t* const dk_stage = ks;
   frag_store_bf16(dq, dq_stage, KP, m0, nK);
   frag_store_bf16(dk, dk_stage, KP, m0, nK);
   if constexpr (VAR == kGDN2) frag_store_bf16(db, dbs, KP, m0, nK);
@@ -1395,15 +1392,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     partG[part * K + d] = sg;
     partKb[part * K + d] = sk;
     if constexpr (kPersist) {
-      // Every thread has read ∂G (S1) and K̄ ⊙ ∂K̄ (S2): the next item's H, ∂H⁺ and 𝒯 load now
-      // where its passes were out (thread 0's relaxed read and fence, then this barrier, order the
-      // block's copies after the counts, as wait_for_passes does).
+      // Every thread has read ∂G (S1): the next item's H loads now where its passes were out
+      // (thread 0's relaxed read and fence, then this barrier, order the block's copies after the
+      // counts, as wait_for_passes does).
       const bool early = __syncthreads_and(!has_next || next_out) && has_next;
       if (early) {
         const GradItem nx = item_slot[(iter + 1) & 1];
         load_tile<K, V, NT>(Hb, VP, p.Hs + (int64_t(nx.c) * p.H + nx.h) * K * V, V, K);
-        load_tile<K, V, NT>(dHb, VP, p.dHs + (int64_t(nx.c) * p.H + nx.h) * K * V, V, K);
-        load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(nx.tok0) * p.H + nx.h) * kChunk, int64_t(p.H) * kChunk, nx.len);
       }
       if (has_next) cp_async_commit();
       state_early = early;

@@ -443,13 +443,6 @@ __device__ __forceinline__ GradItem grad_item_at(const DeltaParams& p, int place
 __device__ __forceinline__ bool passes_out(const DeltaParams& p, int c, int h) {
   return !p.pass_done || threadIdx.x != 0 || passes_counted(p, c, h);
 }
-// passes_counted by relaxed loads: the caller (thread 0) fences before its block reads what the
-// counts publish (fence_acq_rel_gpu, then a block barrier), so that the load itself does not hold
-// thread 0's later copies back as an acquire load would.
-__device__ __forceinline__ bool passes_counted_relaxed(const DeltaParams& p, int c, int h) {
-  return load_relaxed(pass_count(p, kReplayPass, c, h)) >= unsigned(p.replay_slices) &&
-         load_relaxed(pass_count(p, kStateBwdPass, c, h)) >= unsigned(p.bwd_slices);
-}
 // Then, before the loads of their outputs: thread 0 waits if they were not out, and the block
 // barrier orders every thread's later copies after its acquire. False: the wait gave up
 // (wait_passes_counted), for every thread of the block.
@@ -688,24 +681,23 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // kPersist (XEXP >= kGradPersist; KDA's ReWY kernel at K = V = 128): a grid of one CTA an SM
-  // walks the places blockIdx.x, + gridDim.x, ... and loads the tiles that each next item's first
-  // barrier waits for into slots the current one no longer reads, where one CTA an item started
-  // every item with an SM that waited for its whole prologue: ∂O at phase 4's start (S4), G and q
-  // once phase 5's epilogue has read them (dq then stages in S5), and, where the next item's
-  // passes are already out, H at the ∂g scan's barrier (S1). E (S3 holds the scan's part sums),
-  // k, 𝒯 and ∂H⁺ load at the next item's start, in the order one CTA an item issues them. (With
-  // k, 𝒯 and ∂H⁺ early too, the first barrier waited for them: the kernel 778 -> 847 us at shape
-  // 0, H200, 2026-12-03, docs/measurements/2026-12-03-s36/call1/.) The next item's (c, h, tok0,
-  // len) travel through two GradItem slots in rowkb's words (vector gates do not use them),
-  // written by thread 0 behind each item's first barrier.
+  // walks the places blockIdx.x, + gridDim.x, ... and loads three of the next item's tiles during
+  // phase 4, which moves no other global data, into slots free from then on: ∂O (S4, its own),
+  // 𝒯 (Tb, its own; wy_replay's, complete before this grid starts) and q (S5, copied to q's slot
+  // at the next item's start: q is read until phase 5's end). The first barrier then waits for
+  // G and H alone. (Loading G and q in phase 5 and H at the ∂g scan's barrier instead slowed
+  // those phases by as much as the first barrier gained: phase 5 7334 -> 8841 cycles, the scan
+  // 2414 -> 3575, the first barrier 4724 -> 3975, the kernel 773 -> 826 us at shape 0; with k,
+  // 𝒯 and ∂H⁺ early too, 847 us (H200, 2026-12-03, docs/measurements/2026-12-03-s36/call1/,
+  // call2/).) The next item's (c, h, tok0, len) travel through two GradItem slots in rowkb's words
+  // (vector gates do not use them), written by thread 0 behind each item's first barrier.
   constexpr bool kPersist = XEXP >= kGradPersist;
   static_assert(!kPersist || (VAR == kKDA && EXP == 27 && !kSW && kStageS5), "the persistent walk: KDA's EXP 27 layout");
   static_assert(!kPersist || (L::dE - L::S5 >= L::tile_k && 2 * sizeof(GradItem) <= kChunk * 4),
-                "the persistent walk's staging of dq (S5) and its item slots (rowkb)");
+                "the persistent walk's next q (S5) and its item slots (rowkb)");
   GradItem* const item_slot = reinterpret_cast<GradItem*>(rowkb);
   const int n_places = p.num_chunks * p.H;
   int place = kPersist ? int(blockIdx.x) : 0, iter = 0;
-  bool state_early = false;  // this item's H was issued during the previous one
   for (;;) {
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
   const GradItem item = !kPersist ? grad_item(p) : iter == 0 ? grad_item_at(p, place) : item_slot[iter & 1];
@@ -714,7 +706,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const bool has_next = kPersist && next_place < n_places;
   GradItem next_item{};
   if (kPersist && has_next && threadIdx.x == 0) next_item = grad_item_at(p, next_place);  // to its slot behind the first barrier
-  const bool out = state_early || passes_out(p, c, h);
+  const bool out = passes_out(p, c, h);
   const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
   const int64_t baseK = (int64_t(tok0) * p.H + h) * K, baseV = (int64_t(tok0) * p.H + h) * V;
@@ -742,17 +734,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // one SM pulls, about 23 bytes a cycle), so this gained GDN2 3% and held the others within 1.5%
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
-  // The persistent walk's groups, every item alike: G; q (and ∂O, its first item); H issued early
-  // (or none); then here H (or none); E; k, 𝒯, ∂H⁺.
-  if (!kPersist || iter == 0) {
-    gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
+  gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
+  if (!kPersist || iter == 0) {  // (kPersist: later items' q, ∂O and 𝒯 landed during phase 4)
     load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
     if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
     else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
-    if constexpr (kPersist) {
-      cp_async_commit();
-      cp_async_commit();
-    }
+  } else {
+    for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
+      *reinterpret_cast<uint4*>(qs + r * KP + d0) = *reinterpret_cast<const uint4*>(reinterpret_cast<const bf16_t*>(S5) + r * KP + d0);
+    });
   }
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
     cp_async_commit();  // the copies issued so far land before the block leaves
@@ -768,13 +758,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     cp_async_commit();
     async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
   } else {
-    if (!state_early) load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
+    load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
     cp_async_commit();
     load_E();
   }
   cp_async_commit();
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
-  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+  if (!kPersist || iter == 0)
+    load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
   load_dH();
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
@@ -787,7 +778,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
   }
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
-  gate_scan<VAR, K, NT, kPersist ? 5 : 3>(Gs, p);
+  gate_scan<VAR, K, NT, 3, kPersist>(Gs, p);
   cp_async_wait<2>();
   if constexpr (kSW) wg::fence_smem_writes();  // this thread's landed copies, for wgmma's async proxy
   __syncthreads();  // q, ∂O and H have landed; G is complete
@@ -1089,14 +1080,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (kGram) frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { dAf[r * LDF + cc] = x; });
   __syncthreads();
   phase_mark(p.phase_cycles, 3);
-  // kPersist, thread 0: whether the next item's passes are out, read relaxed here (the load then
-  // holds nothing back) and fenced at phase 5's barrier, where thread 0 has no store in flight.
-  bool next_out = true;
   if constexpr (kPersist)
-    if (has_next) {  // the next item's ∂O into S4 (read last in phase 3), landing with phase 5's tiles
+    if (has_next) {  // the next item's ∂O, q and 𝒯 (S4, S5, Tb: read last in phase 3), landing with phase 5's tiles
       const GradItem nx = item_slot[(iter + 1) & 1];
-      if (threadIdx.x == 0 && p.pass_done) next_out = passes_counted_relaxed(p, nx.c, nx.h);
-      load_tile<kChunk, V, NT>(dOs, VP, p.dout + (int64_t(nx.tok0) * p.H + nx.h) * V, strideV, nx.len);
+      const int64_t ntok = int64_t(nx.tok0) * p.H + nx.h;
+      load_tile<kChunk, V, NT>(dOs, VP, p.dout + ntok * V, strideV, nx.len);
+      load_tile<kChunk, K, NT>(reinterpret_cast<bf16_t*>(S5), KP, p.q + ntok * K, strideK, nx.len);
+      load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + ntok * kChunk, int64_t(p.H) * kChunk, nx.len);
     }
 
   // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
@@ -1341,28 +1331,18 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       dk[0][j][e] += dPdiag[r] * qv(r, d, e);
     });
     __syncthreads();  // E, ∂H⁺, q and k are read; S2 takes K̄ ⊙ ∂K̄
-    if constexpr (kPersist)
-      if (has_next) {  // the next item's G and q start loading
-        const GradItem nx = item_slot[(iter + 1) & 1];
-        if (threadIdx.x == 0 && p.pass_done && next_out) fence_acq_rel_gpu();  // acquires the counts read at phase 4
-        gate_issue<VAR, K, NT>(Gs, p, nx.tok0, nx.len, nx.h);
-        load_tile<kChunk, K, NT>(qs, KP, p.q + (int64_t(nx.tok0) * p.H + nx.h) * K, strideK, nx.len);
-        cp_async_commit();
-      }
     if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
     if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(tmp, m0, rowkb);
   }
   // dq, dk (and GDN2's db) leave through shared memory in 16-byte rows, in the slots of q, k and
   // ∂W (S5): fragment-layout stores to global memory are 4 bytes a thread.
-  bf16_t* const dq_stage = kPersist ? reinterpret_cast<bf16_t*>(S5) : qs;  // (kPersist: q's slot takes the next q)
-  bf16_t* const dk_stage = ks;
-  frag_store_bf16(dq, dq_stage, KP, m0, nK);
-  frag_store_bf16(dk, dk_stage, KP, m0, nK);
+  frag_store_bf16(dq, qs, KP, m0, nK);
+  frag_store_bf16(dk, ks, KP, m0, nK);
   if constexpr (VAR == kGDN2) frag_store_bf16(db, dbs, KP, m0, nK);
   if constexpr (VTr::scalar_gate && !kFac) row_reduce_add<NTK>(dG, m0, rowg);
   __syncthreads();  // row and column atomics have landed; dq, dk (db) are staged
-  store_tile_rows<kChunk, K, NT>(p.dq + baseK, strideK, dq_stage, KP, len);
-  store_tile_rows<kChunk, K, NT>(p.dk + baseK, strideK, dk_stage, KP, len);
+  store_tile_rows<kChunk, K, NT>(p.dq + baseK, strideK, qs, KP, len);
+  store_tile_rows<kChunk, K, NT>(p.dk + baseK, strideK, ks, KP, len);
   if constexpr (VAR == kGDN2) store_tile_rows<kChunk, K, NT>(p.db + baseK, strideK, dbs, KP, len);
   phase_mark(p.phase_cycles, 5);
   if constexpr (VTr::has_beta)
@@ -1391,20 +1371,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     partG[part * K + d] = sg;
     partKb[part * K + d] = sk;
-    if constexpr (kPersist) {
-      // Every thread has read ∂G (S1): the next item's H loads now where its passes were out
-      // (thread 0's relaxed read and fence, then this barrier, order the block's copies after the
-      // counts, as wait_for_passes does).
-      const bool early = __syncthreads_and(!has_next || next_out) && has_next;
-      if (early) {
-        const GradItem nx = item_slot[(iter + 1) & 1];
-        load_tile<K, V, NT>(Hb, VP, p.Hs + (int64_t(nx.c) * p.H + nx.h) * K * V, V, K);
-      }
-      if (has_next) cp_async_commit();
-      state_early = early;
-    } else {
-      __syncthreads();
-    }
+    __syncthreads();
     float after = colacc[d], before = 0.f;  // the state-decay term belongs to the last valid row
     for (int q = part + 1; q < kParts; ++q) after += partG[q * K + d];
     for (int q = 0; q < part; ++q) before += partKb[q * K + d];
@@ -1439,7 +1406,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if (!has_next) break;
     place = next_place;
     ++iter;
-    __syncthreads();  // the ∂g scan has read S3 and colacc before the next item's E and zeros
+    __syncthreads();  // the ∂g scan has read S1-S3 and colacc, and dq, dk left q's and k's slots
   }
   }  // the persistent walk's items
 }

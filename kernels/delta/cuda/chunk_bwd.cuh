@@ -425,16 +425,6 @@ __device__ __forceinline__ GradItem grad_item(const DeltaParams& p) {
   const int4 it = p.grad_items[place / p.H];
   return {it.x, int(place % p.H), it.y, it.z};
 }
-// The item at `place` for a persistent grid (grad_chunk's kPersist): the item list's order as
-// above, or without it chunk-major within a head (grad_item's blockIdx order).
-__device__ __forceinline__ GradItem grad_item_at(const DeltaParams& p, int place) {
-  if (!p.grad_items) {
-    const int c = place % p.num_chunks;
-    return {c, place / p.num_chunks, p.chunk_tok[c], p.chunk_len[c]};
-  }
-  const int4 it = p.grad_items[place / p.H];
-  return {it.x, place % p.H, it.y, it.z};
-}
 
 // The overlapped backward: whether every V-slice of both state passes has finished chunk c of
 // head h (thread 0; true without counts). Read before the block's first copies: read after the
@@ -530,11 +520,8 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // fragment prefetch), 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product), 19 / 21
 // (KDA / GDN2: phase 4's contractions balanced across the row-block warps) and 23 / 24 (DeltaNet / GDN:
 // ∂A alone on warpgroups), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
-// grad_chunk's EXP from kGradPersist up: EXP − kGradPersist on a persistent grid (kPersist).
-inline constexpr int kGradPersist = 100;
-template <int VAR, int K, int V, bool REWY, int NT, int XEXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  constexpr int EXP = XEXP % kGradPersist;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -680,32 +667,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
-  // kPersist (XEXP >= kGradPersist; KDA's ReWY kernel at K = V = 128): a grid of one CTA an SM
-  // walks the places blockIdx.x, + gridDim.x, ... and loads three of the next item's tiles during
-  // phase 4, which moves no other global data, into slots free from then on: ∂O (S4, its own),
-  // 𝒯 (Tb, its own; wy_replay's, complete before this grid starts) and q (S5, copied to q's slot
-  // at the next item's start: q is read until phase 5's end). The first barrier then waits for
-  // G and H alone. (Loading G and q in phase 5 and H at the ∂g scan's barrier instead slowed
-  // those phases by as much as the first barrier gained: phase 5 7334 -> 8841 cycles, the scan
-  // 2414 -> 3575, the first barrier 4724 -> 3975, the kernel 773 -> 826 us at shape 0; with k,
-  // 𝒯 and ∂H⁺ early too, 847 us (H200, 2026-12-03, docs/measurements/2026-12-03-s36/call1/,
-  // call2/).) The next item's (c, h, tok0, len) travel through two GradItem slots in rowkb's words
-  // (vector gates do not use them), written by thread 0 behind each item's first barrier.
-  constexpr bool kPersist = XEXP >= kGradPersist;
-  static_assert(!kPersist || (VAR == kKDA && EXP == 27 && !kSW && kStageS5), "the persistent walk: KDA's EXP 27 layout");
-  static_assert(!kPersist || (L::dE - L::S5 >= L::tile_k && 2 * sizeof(GradItem) <= kChunk * 4),
-                "the persistent walk's next q (S5) and its item slots (rowkb)");
-  GradItem* const item_slot = reinterpret_cast<GradItem*>(rowkb);
-  const int n_places = p.num_chunks * p.H;
-  int place = kPersist ? int(blockIdx.x) : 0, iter = 0;
-  for (;;) {
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
-  const GradItem item = !kPersist ? grad_item(p) : iter == 0 ? grad_item_at(p, place) : item_slot[iter & 1];
+  const GradItem item = grad_item(p);
   const int c = item.c, h = item.h, tok0 = item.tok0, len = item.len;
-  const int next_place = place + int(gridDim.x);
-  const bool has_next = kPersist && next_place < n_places;
-  GradItem next_item{};
-  if (kPersist && has_next && threadIdx.x == 0) next_item = grad_item_at(p, next_place);  // to its slot behind the first barrier
   const bool out = passes_out(p, c, h);
   const int warp = threadIdx.x >> 5;
   const int64_t strideK = int64_t(p.H) * K, strideV = int64_t(p.H) * V;
@@ -735,22 +699,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
   gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
-  if (!kPersist || iter == 0) {  // (kPersist: later items' q, ∂O and 𝒯 landed during phase 4)
-    load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
-    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
-    else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
-  } else {
-    for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
-      *reinterpret_cast<uint4*>(qs + r * KP + d0) = *reinterpret_cast<const uint4*>(reinterpret_cast<const bf16_t*>(S5) + r * KP + d0);
-    });
-  }
+  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
+  if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
+  else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
     cp_async_commit();  // the copies issued so far land before the block leaves
     cp_async_wait<0>();
-    if constexpr (kPersist)  // the walk's later items too: the last count holds the grid (grad_cta_done)
-      for (int q = place; q < n_places; q += int(gridDim.x)) grad_cta_done(p);
-    else
-      grad_cta_done(p);
+    grad_cta_done(p);
     return;
   }
   if constexpr (kSW) {
@@ -764,26 +719,21 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   cp_async_commit();
   load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
-  if (!kPersist || iter == 0)
-    load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
   load_dH();
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
     betas[threadIdx.x] = bt;
     rowacc[threadIdx.x] = 0.f;
-    if constexpr (!kPersist) {
-      rowg[threadIdx.x] = 0.f;
-      rowkb[threadIdx.x] = 0.f;
-    }
+    rowg[threadIdx.x] = 0.f;
+    rowkb[threadIdx.x] = 0.f;
   }
   for (int d = threadIdx.x; d < K; d += NT) colacc[d] = 0.f;
-  gate_scan<VAR, K, NT, 3, kPersist>(Gs, p);
+  gate_scan<VAR, K, NT, 3>(Gs, p);
   cp_async_wait<2>();
   if constexpr (kSW) wg::fence_smem_writes();  // this thread's landed copies, for wgmma's async proxy
   __syncthreads();  // q, ∂O and H have landed; G is complete
-  if constexpr (kPersist)
-    if (has_next && threadIdx.x == 0) item_slot[(iter + 1) & 1] = next_item;
   phase_mark(p.phase_cycles, 0);
   // ∂E (where it has its own slot) lands by phase 2, issued behind the prologue's tiles.
   if constexpr (L::kOwnDE) load_dE();
@@ -1080,14 +1030,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (kGram) frag_for_each(dA, cm0, cn0, [&](int r, int cc, float& x) { dAf[r * LDF + cc] = x; });
   __syncthreads();
   phase_mark(p.phase_cycles, 3);
-  if constexpr (kPersist)
-    if (has_next) {  // the next item's ∂O, q and 𝒯 (S4, S5, Tb: read last in phase 3), landing with phase 5's tiles
-      const GradItem nx = item_slot[(iter + 1) & 1];
-      const int64_t ntok = int64_t(nx.tok0) * p.H + nx.h;
-      load_tile<kChunk, V, NT>(dOs, VP, p.dout + ntok * V, strideV, nx.len);
-      load_tile<kChunk, K, NT>(reinterpret_cast<bf16_t*>(S5), KP, p.q + ntok * K, strideK, nx.len);
-      load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + ntok * kChunk, int64_t(p.H) * kChunk, nx.len);
-    }
 
   // ---- phase 4: key contractions D^r = Σ_j ∂A_ij k_j e^{G_i − G_j}, D^c, and the same for ∂P.
   // The row (erase) coefficient multiplies D^r; ∂β/∂b collect k ⊙ (Γ R_W + D^r) (add_db).
@@ -1400,15 +1342,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   phase_mark(p.phase_cycles, 6);  // thread 0's view: it takes part in both ∂g branches
   grad_cta_done(p);
-  if constexpr (!kPersist) {
-    break;
-  } else {
-    if (!has_next) break;
-    place = next_place;
-    ++iter;
-    __syncthreads();  // the ∂g scan has read S1-S3 and colacc, and dq, dk left q's and k's slots
-  }
-  }  // the persistent walk's items
 }
 
 }  // namespace rewy::delta::cuda_impl

@@ -426,9 +426,7 @@ __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int 
 // early gates), NT >= 2 K TILES threads. Two threads per channel scan 32 rows each, the second
 // half adds the first half's total: the same sums in every kernel and at every block size, so the
 // forward's and the backward's G agree bit for bit.
-// UNROLL: both halves' loops unrolled (the same sums in the same order; grad_chunk's persistent
-// walk, whose first barrier waits on the scan with no tile load left to hide it).
-template <int K, int NT, int TILES = 1, bool UNROLL = false>
+template <int K, int NT, int TILES = 1>
 __device__ __forceinline__ void scan_vec_gate_tiles(float* Gs, float* Gs2, const DeltaParams& p) {
   static_assert(NT >= 2 * K * TILES, "two threads a channel of every tile");
   constexpr int kHalf = kChunk / 2, GL = kGateLd<K>;
@@ -438,42 +436,26 @@ __device__ __forceinline__ void scan_vec_gate_tiles(float* Gs, float* Gs2, const
   if (part < 2 * TILES) {
     float s = 0.f;
     bool positive = false;
-    if constexpr (UNROLL) {
-      float* const Gh = G + half * kHalf * GL + d;
-#pragma unroll
-      for (int r = 0; r < kHalf; ++r) {
-        const float gi = Gh[r * GL];
-        positive |= gi > 0.f;
-        s += gi;
-        Gh[r * GL] = s;
-      }
-    } else {
-      for (int i = half * kHalf; i < (half + 1) * kHalf; ++i) {
-        const float gi = G[i * GL + d];
-        positive |= gi > 0.f;
-        s += gi;
-        G[i * GL + d] = s;
-      }
+    for (int i = half * kHalf; i < (half + 1) * kHalf; ++i) {
+      const float gi = G[i * GL + d];
+      positive |= gi > 0.f;
+      s += gi;
+      G[i * GL + d] = s;
     }
     if (positive && p.error_flag) p.error_flag[kErrPositiveGate] = 1;
   }
   __syncthreads();
   if (TILES == 1 ? part == 1 : part < 2 * TILES && half == 1) {
     const float first = G[(kHalf - 1) * GL + d];
-    if constexpr (UNROLL) {
-#pragma unroll
-      for (int i = kHalf; i < kChunk; ++i) G[i * GL + d] += first;
-    } else {
-      for (int i = kHalf; i < kChunk; ++i) G[i * GL + d] += first;
-    }
+    for (int i = kHalf; i < kChunk; ++i) G[i * GL + d] += first;
   }
 }
-template <int VAR, int K, int NT = kThreads, int PENDING = 1, bool UNROLL = false>
+template <int VAR, int K, int NT = kThreads, int PENDING = 1>
 __device__ __forceinline__ void gate_scan(float* Gs, const DeltaParams& p) {
   if constexpr (VT<VAR>::vec_gate) {
     cp_async_wait<PENDING>();  // PENDING: the cp.async groups the caller committed after gate_issue's
     __syncthreads();
-    scan_vec_gate_tiles<K, NT, 1, UNROLL>(Gs, Gs, p);
+    scan_vec_gate_tiles<K, NT>(Gs, Gs, p);
   } else if constexpr (VT<VAR>::scalar_gate) {
     if (threadIdx.x < 32) {
       const int lane = threadIdx.x;

@@ -592,12 +592,6 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   return gr;
 }
 
-// REWY_TEST_GRAD_CTAS=n (GPU tests, sanitizers): a persistent grad_chunk grid of at most n CTAs, so
-// that every CTA walks several items even at a test's sizes; read at each launch.
-int grad_ctas_for_test() {
-  const char* e = std::getenv("REWY_TEST_GRAD_CTAS");
-  return e ? std::max(0, std::atoi(e)) : 0;
-}
 void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_order_relaxed); }
 int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }

@@ -65,9 +65,6 @@ struct LaunchInfo {
   const tma::StateMaps* maps = nullptr;
 };
 
-// REWY_TEST_GRAD_CTAS (delta_cuda.cu): a cap on the persistent grad_chunk grid for tests; 0: none.
-int grad_ctas_for_test();
-
 // Counts the state passes launched as clusters (multicast_state_launches()).
 void count_multicast_launch();
 

@@ -9,7 +9,6 @@
 #include <type_traits>
 
 #include "engine/cuda/check_cuda.h"
-#include "engine/device.h"
 #include "kernels/delta/cuda/chunk_bwd.cuh"
 #include "kernels/delta/cuda/launch.h"
 #include "kernels/delta/rw_from_ru.h"
@@ -438,29 +437,15 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
   static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
-  constexpr auto kKernel = grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>;
-  constexpr size_t kSmem = GradLayout<VAR, K, V, kGradSw<EXP % kGradPersist>>::total;
-  if constexpr (EXP >= kGradPersist) {  // one CTA an SM walking the items (chunk_bwd.cuh, kPersist)
-    static const bool once = (set_smem(kKernel, kSmem, name, NT), true);
-    (void)once;
-    int dev = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    int ctas = int(std::min<int64_t>(int64_t(p.num_chunks) * p.H, cuda_sm_count(rewy::cuda(dev))));
-    if (const int cap = grad_ctas_for_test(); cap > 0) ctas = std::min(ctas, cap);
-    phase_timed_launch(name, s, p, kGradPhases, [&](const DeltaParams& q) {
-      launch_kernel(kKernel, dim3(ctas), NT, kSmem, s, q, beside);
-    });
-  } else {
-    launch_chunk_parallel<kKernel, NT, kSmem>(name, kGradPhases, p, s, beside);
-  }
+  launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, kGradSw<EXP>>::total>(
+      name, kGradPhases, p, s, beside);
 }
 
 // warps: LaunchInfo::grad_warps; beside: LaunchInfo::overlap_grad (p then holds the counts).
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `persist` (KDA's ReWY kernel at K = V = 128 on a persistent grid that
-// loads the next item's tiles behind the current one: EXP kGradPersist + 27).
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -498,12 +483,18 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // removed: `qlate` (EXP 32-34, q after the first barrier: GDN 1.003x, KDA 0.987x, GDN2 0.999x),
 // `nodh` (31, DeltaNet's prologue without ∂H⁺: 1.004x), KDA's `deearly` (35: 0.995x), `deqlate`
 // (36 / 38: 0.991x / 1.002x), `dee4` (39 / 40, phase 5's E at phase 4's start: 0.997x / 1.005x),
-// `dh45` (41, KDA's phase-5 ∂H⁺ at phase 4's start: 0.995x).)
+// `dh45` (41, KDA's phase-5 ∂H⁺ at phase 4's start: 0.995x).) `persist` (EXP 127, KDA's ReWY
+// kernel at K = V = 128 on a persistent grid, one CTA an SM walking the items with a static
+// stride and loading the next item's tiles behind the current one; correct at a grid capped to 2-3
+// CTAs, sanitizers clean) lost in all three forms tried: the next ∂O, G, q, k, H, ∂H⁺, 𝒯 during
+// phases 4-5 and the ∂g scan (grad_chunk alone at shape 0 778 -> 847 us); only ∂O, G, q, H (773 ->
+// 826 us: phase 5 and the scan slowed by as much as the first barrier gained); ∂O, q, 𝒯 during
+// phase 4, G and H at the item's start with the gate scan unrolled (782 -> 818 us: the first
+// barrier 4725 -> 5257 cycles). Recompute backward 0.960-0.966x, worst 0.871x at 16 pairs, where
+// the SMs state_bwd holds keep the static stride's CTAs and their items waiting (H200, 2026-12-03,
+// docs/measurements/2026-12-03-s36/call1..call3/): removed.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)
-    if (warps == 16 && experiment("persist", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradPersist + 27>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -526,6 +526,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
+  // Tile copies advance their source by one add a row (async_tile's STEP), but for GDN's and
+  // GDN2's baseline kernels, which then spilled 76 bytes (20 before) and 40 (none before) at K = V
+  // = 128, 16 warps (ptxas).
+  constexpr bool kStepRows = !((VAR == kGDN || VAR == kGDN2) && !REWY);
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
   // Products with 𝒯 (triangular) or into strictly lower ∂A skip the zero or masked blocks: KDA's
@@ -680,16 +684,16 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   const int64_t baseS = (int64_t(c) * p.H + h) * K * V;  // this chunk's state in Hs, dHs
   // E and ∂H⁺ are loaded twice: for phase 1, and again for ∂K̄ (phase 5; scalar gates at phase 4).
   auto load_E = [&] {
-    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
-    else load_tile<kChunk, V, NT>(Es, VP, p.E + baseV, strideV, len);
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT, kStepRows>(Es, p.E + baseV, strideV, len);
+    else load_tile<kChunk, V, NT, kStepRows>(Es, VP, p.E + baseV, strideV, len);
   };
   auto load_dH = [&] {
-    if constexpr (kSW) async_tile_sw128<K, V, NT>(dHb, p.dHs + baseS, V, K);
-    else load_tile<K, V, NT>(dHb, VP, p.dHs + baseS, V, K);
+    if constexpr (kSW) async_tile_sw128<K, V, NT, kStepRows>(dHb, p.dHs + baseS, V, K);
+    else load_tile<K, V, NT, kStepRows>(dHb, VP, p.dHs + baseS, V, K);
   };
   auto load_dE = [&] {
-    if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dEs, p.dE + baseV, strideV, len);
-    else load_tile<kChunk, V, NT>(dEs, VP, p.dE + baseV, strideV, len);
+    if constexpr (kSW) async_tile_sw128<kChunk, V, NT, kStepRows>(dEs, p.dE + baseV, strideV, len);
+    else load_tile<kChunk, V, NT, kStepRows>(dEs, VP, p.dE + baseV, strideV, len);
   };
   constexpr int kLdDE = kSW ? -kChunk : VP;  // ∂E's leading dimension for warp_mma (−rows: swizzled)
 
@@ -698,10 +702,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // one SM pulls, about 23 bytes a cycle), so this gained GDN2 3% and held the others within 1.5%
   // (H200, 2026-11-30).
   const float bt = issue_beta<VAR>(p, tok0, len, h);
-  gate_issue<VAR, K, NT>(Gs, p, tok0, len, h);
-  load_tile<kChunk, K, NT>(qs, KP, p.q + baseK, strideK, len);
-  if constexpr (kSW) async_tile_sw128<kChunk, V, NT>(dOs, p.dout + baseV, strideV, len);
-  else load_tile<kChunk, V, NT>(dOs, VP, p.dout + baseV, strideV, len);
+  gate_issue<VAR, K, NT, K, kStepRows>(Gs, p, tok0, len, h);
+  load_tile<kChunk, K, NT, kStepRows>(qs, KP, p.q + baseK, strideK, len);
+  if constexpr (kSW) async_tile_sw128<kChunk, V, NT, kStepRows>(dOs, p.dout + baseV, strideV, len);
+  else load_tile<kChunk, V, NT, kStepRows>(dOs, VP, p.dout + baseV, strideV, len);
   if (!wait_for_passes(p, c, h, out)) {  // H, E, ∂H⁺ and ∂E of this chunk are out, or never will be
     cp_async_commit();  // the copies issued so far land before the block leaves
     cp_async_wait<0>();
@@ -709,17 +713,17 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     return;
   }
   if constexpr (kSW) {
-    async_tile_sw128<K, V, NT>(Hb, p.Hs + baseS, V, K);
+    async_tile_sw128<K, V, NT, kStepRows>(Hb, p.Hs + baseS, V, K);
     cp_async_commit();
-    async_tile_sw128<kChunk, V, NT>(Es, p.E + baseV, strideV, len);
+    async_tile_sw128<kChunk, V, NT, kStepRows>(Es, p.E + baseV, strideV, len);
   } else {
-    load_tile<K, V, NT>(Hb, VP, p.Hs + baseS, V, K);
+    load_tile<K, V, NT, kStepRows>(Hb, VP, p.Hs + baseS, V, K);
     cp_async_commit();
     load_E();
   }
   cp_async_commit();
-  load_tile<kChunk, K, NT>(ks, KP, p.k + baseK, strideK, len);
-  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+  load_tile<kChunk, K, NT, kStepRows>(ks, KP, p.k + baseK, strideK, len);
+  load_tile<kChunk, kChunk, NT, kStepRows>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
   load_dH();
   if constexpr (kEarlyDE) load_dE();
   cp_async_commit();
@@ -882,11 +886,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   if constexpr (!kEarlyDE) tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
   auto load_WU = [&] {
     if constexpr (kWgDA) {
-      async_tile_sw128<kChunk, K, NT>(Ws, p.W + baseK, strideK, len);
-      async_tile_sw128<kChunk, V, NT>(Us, p.U + baseV, strideV, len);
+      async_tile_sw128<kChunk, K, NT, kStepRows>(Ws, p.W + baseK, strideK, len);
+      async_tile_sw128<kChunk, V, NT, kStepRows>(Us, p.U + baseV, strideV, len);
     } else {
-      load_tile<kChunk, K, NT>(Ws, KP, p.W + baseK, strideK, len);
-      load_tile<kChunk, V, NT>(Us, VP, p.U + baseV, strideV, len);
+      load_tile<kChunk, K, NT, kStepRows>(Ws, KP, p.W + baseK, strideK, len);
+      load_tile<kChunk, V, NT, kStepRows>(Us, VP, p.U + baseV, strideV, len);
     }
   };
   if constexpr (kEarlyWU) load_WU();  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
@@ -931,7 +935,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if constexpr (kStageDV) {
       if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
       // GDN2: every R_U product has read ∂E (S5), so b travels from here, not from phase 3.
-      if constexpr (VAR == kGDN2 && kEarlyDE) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
+      if constexpr (VAR == kGDN2 && kEarlyDE) load_tile<kChunk, K, NT, kStepRows>(bsm, KP, p.b + baseK, strideK, len);
       frag_store_bf16(out, dvst, VP, m0, nV);
       if constexpr (VAR == kGDN2) frag_store_bf16(rsum, dwst, VP, m0, nV);
     } else if constexpr (L::kOwnDE) {
@@ -953,8 +957,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   if constexpr (!REWY) {
     __syncthreads();  // ∂W has read H; Y_U takes the slot of E (RUb is not used by the baseline)
-    load_tile<kChunk, V, NT>(YU, VP, p.v + baseV, strideV, len);
-    if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT>(wsm, VP, p.w + baseV, strideV, len);
+    load_tile<kChunk, V, NT, kStepRows>(YU, VP, p.v + baseV, strideV, len);
+    if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT, kStepRows>(wsm, VP, p.w + baseV, strideV, len);
     tiles_landed();
     omega_scale_rows<VAR, V, NT>(YU, wsm, betas);  // Y_U = Ω ⊙ V
     __syncthreads();
@@ -968,7 +972,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
   if constexpr (REWY && !kEarlyWU) load_WU();
-  if constexpr (VAR == kGDN2 && !kEarlyDE) load_tile<kChunk, K, NT>(bsm, KP, p.b + baseK, strideK, len);
+  if constexpr (VAR == kGDN2 && !kEarlyDE) load_tile<kChunk, K, NT, kStepRows>(bsm, KP, p.b + baseK, strideK, len);
   if constexpr (kStageDV) {  // before tiles_landed's barrier: R_W then takes S1
     store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
     if constexpr (VAR == kGDN2) store_tile_rows<kChunk, V, NT>(p.dw + baseV, strideV, dwst, VP, len);

@@ -922,16 +922,23 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
 
 // cp.async of a [ROWS][COLS] bf16 tile (global rows row_stride elements apart) into wgmma.cuh's
 // swizzled K-major layout, by threads 0 .. NT − 1; rows >= valid are zero-filled.
-template <int ROWS, int COLS, int NT = kThreads>
+template <int ROWS, int COLS, int NT = kThreads, bool STEP = true>  // STEP: as async_tile's
 __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src, int64_t row_stride, int valid) {
   constexpr int kChunks = COLS / 8;  // 16-byte pieces of a row
   static_assert(NT % kChunks == 0 && ROWS * kChunks % NT == 0, "pieces must tile the threads evenly");
   constexpr int kStep = NT / kChunks;  // a multiple of 8: a thread's swizzle phase is fixed
   const int r0 = threadIdx.x / kChunks, col = 8 * (threadIdx.x % kChunks);
+  const bf16_t* g = src + int64_t(r0) * row_stride + col;  // advanced by one add a row (async_tile)
+  const int64_t step = int64_t(kStep) * row_stride;
 #pragma unroll
   for (int i = 0; i < ROWS / kStep; ++i) {
     const int r = r0 + i * kStep;
-    cp_async16(dst + wg::tile_offset<ROWS>(r, col), r < valid ? src + int64_t(r) * row_stride + col : src, r < valid);
+    if constexpr (STEP) {
+      cp_async16(dst + wg::tile_offset<ROWS>(r, col), r < valid ? g : src, r < valid);
+      g += step;
+    } else {
+      cp_async16(dst + wg::tile_offset<ROWS>(r, col), r < valid ? src + int64_t(r) * row_stride + col : src, r < valid);
+    }
   }
 }
 

@@ -335,20 +335,30 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // Copies a tile of ROWS rows of ROW_BYTES bytes (a multiple of 16) through cp.async by a block of
 // NT threads; rows >= valid are zero-filled. The caller commits and waits (tiles_landed, or a
-// pipeline's wait_group).
-template <int ROWS, int ROW_BYTES, int NT = kThreads>
+// pipeline's wait_group). STEP: the source advances by one add a row (below); false keeps the
+// per-row address for the one kernel where the add spilled (GDN2's baseline grad_chunk).
+template <int ROWS, int ROW_BYTES, int NT = kThreads, bool STEP = true>
 __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
   constexpr int kVec = ROW_BYTES / 16;
   if constexpr (NT % kVec == 0 && ROWS * kVec % NT == 0) {
-    // A thread keeps its column and steps NT / kVec rows: addresses advance by constants.
+    // A thread keeps its column and steps NT / kVec rows: addresses advance by constants. (The
+    // source advanced by one add a row: with g + k·kStep·stride under the row's test the compiler
+    // branched around a 64-bit multiply per row.)
     constexpr int kStep = NT / kVec;
     const int r0 = threadIdx.x / kVec, c = (threadIdx.x % kVec) * 16;
     const char* g = static_cast<const char*>(src) + r0 * row_stride_bytes + c;
+    const int64_t step = kStep * row_stride_bytes;
     char* d = static_cast<char*>(dst) + r0 * ldd_bytes + c;
 #pragma unroll
     for (int k = 0; k < ROWS / kStep; ++k) {
       const int r = r0 + k * kStep;
-      cp_async16(d + k * kStep * ldd_bytes, r < valid ? g + k * kStep * row_stride_bytes : src, r < valid);
+      if constexpr (STEP) {
+        const bool ok = r < valid;
+        cp_async16(d + k * kStep * ldd_bytes, ok ? g : src, ok);
+        g += step;
+      } else {
+        cp_async16(d + k * kStep * ldd_bytes, r < valid ? g + k * kStep * row_stride_bytes : src, r < valid);
+      }
     }
   } else {
     for (int idx = threadIdx.x; idx < ROWS * kVec; idx += NT) {
@@ -361,9 +371,9 @@ __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void*
 
 // dst[r][c] (leading dim ldd) = src[r * row_stride + c] for r < valid, 0 for valid <= r < ROWS: all
 // tiles issued before one tiles_landed() travel together (one memory latency, not one per row).
-template <int ROWS, int COLS, int NT = kThreads>
+template <int ROWS, int COLS, int NT = kThreads, bool STEP = true>
 __device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid) {
-  async_tile<ROWS, COLS * 2, NT>(dst, ldd * 2, src, row_stride * 2, valid);
+  async_tile<ROWS, COLS * 2, NT, STEP>(dst, ldd * 2, src, row_stride * 2, valid);
 }
 
 // Completes this thread's outstanding tile copies, then synchronises the block. ASYNC: the copies
@@ -408,10 +418,10 @@ __device__ __forceinline__ float2 warp_pair_cumsum(float g0, float g1) {
 // were issued arrived behind them). gate_scan flags positive log-decays; the caller synchronises
 // the block before reading Gs (tiles_landed). KS, c0: a vector gate's channels c0 .. c0 + KS − 1
 // alone, as a [C][kGateLd<KS>] tile (wy_prep_split_kernel's slices).
-template <int VAR, int K, int NT = kThreads, int KS = K>
+template <int VAR, int K, int NT = kThreads, int KS = K, bool STEP = true>
 __device__ __forceinline__ void gate_issue(float* Gs, const DeltaParams& p, int tok0, int len, int h, int c0 = 0) {
   if constexpr (VT<VAR>::vec_gate) {
-    async_tile<kChunk, KS * 4, NT>(Gs, kGateLd<KS> * 4, p.g + (int64_t(tok0) * p.H + h) * K + c0, int64_t(p.H) * K * 4, len);
+    async_tile<kChunk, KS * 4, NT, STEP>(Gs, kGateLd<KS> * 4, p.g + (int64_t(tok0) * p.H + h) * K + c0, int64_t(p.H) * K * 4, len);
     cp_async_commit();
   } else if constexpr (VT<VAR>::scalar_gate) {
     static_assert(kChunk == 64, "two rows a lane");

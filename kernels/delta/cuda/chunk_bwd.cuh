@@ -526,10 +526,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
   using VTr = VT<VAR>;
-  // Tile copies advance their source by one add a row (async_tile's STEP), but for GDN's and
-  // GDN2's baseline kernels, which then spilled 76 bytes (20 before) and 40 (none before) at K = V
-  // = 128, 16 warps (ptxas).
-  constexpr bool kStepRows = !((VAR == kGDN || VAR == kGDN2) && !REWY);
+  // Tile copies keep the per-row source address here (async_tile's STEP false): advanced by one
+  // add a row, as every other kernel's are, each default grad_chunk measured 0.4-1.4% slower (KDA's
+  // 778 -> 789 us at shape 0) and GDN's and GDN2's baseline kernels spilled 76 bytes (20 before)
+  // and 40 (none before) at K = V = 128, 16 warps (H200, 2026-12-03,
+  // docs/measurements/2026-12-03-s36/call4/).
+  constexpr bool kStepRows = false;
   // warp_mma's fragment prefetch where registers allow (measured there: see warp_mma).
   constexpr bool kPrefetch = !VTr::vec_gate;
   // Products with 𝒯 (triangular) or into strictly lower ∂A skip the zero or masked blocks: KDA's

@@ -336,7 +336,7 @@ __device__ __forceinline__ void cp_async_wait() {
 // Copies a tile of ROWS rows of ROW_BYTES bytes (a multiple of 16) through cp.async by a block of
 // NT threads; rows >= valid are zero-filled. The caller commits and waits (tiles_landed, or a
 // pipeline's wait_group). STEP: the source advances by one add a row (below); false keeps the
-// per-row address for the one kernel where the add spilled (GDN2's baseline grad_chunk).
+// per-row address, for grad_chunk (chunk_bwd.cuh's kStepRows says why).
 template <int ROWS, int ROW_BYTES, int NT = kThreads, bool STEP = true>
 __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
   constexpr int kVec = ROW_BYTES / 16;

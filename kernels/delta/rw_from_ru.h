@@ -1,3 +1,5 @@
+// Two rules shared by the CUDA kernels and the bf16 twin (chunk.cpp); the CUDA launch checks its
+// default kernels against both at compile time (launch_impl.cuh).
 // Where the ReWY CUDA kernels form R_W = 𝒯ᵀ∂W as −R_U Hᵀ from the bf16 R_U (∂W is never formed),
 // so the bf16 twin (chunk.cpp) rounds the same way: DeltaNet's and GDN's grad_chunk at every head
 // size (on warpgroups) and KDA's at K = V = 128 (warp products). One rule for both sides: the CUDA
@@ -9,6 +11,13 @@ namespace rewy::delta {
 
 constexpr bool rewy_rw_from_ru(Variant v, int K, int V) {
   return v == Variant::DeltaNet || v == Variant::GDN || (v == Variant::KDA && K == 128 && V == 128);
+}
+
+// Where the ReWY CUDA kernels form ∂A = −stril(R_U Eᵀ) from the bf16 R_U and E (the E-system: W and
+// U enter the backward only through E = U − WH, so R_W Wᵀ + R_U Uᵀ = R_U Eᵀ), so the bf16 twin forms
+// it the same way: KDA's and GDN2's grad_chunk at K = V = 128.
+constexpr bool rewy_da_from_e(Variant v, int K, int V) {
+  return (v == Variant::KDA || v == Variant::GDN2) && K == 128 && V == 128;
 }
 
 }  // namespace rewy::delta

@@ -220,10 +220,11 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
 
     // WY part: ∂Y = [R_W | R_U], ∂A; then the key contractions D^r (row factor b⊙k), D^c (column key)
     std::vector<T> dY(size_t(m) * KV), dA(size_t(m) * m), Dr(size_t(m) * K), Dc(size_t(m) * K);
-    // The twin of the ReWY kernels that form R_W from R_U (wy_backward's rw_state).
+    // The twin of the ReWY kernels that form R_W from R_U (wy_backward's rw_state) and ∂A from E (e_rows).
     const bool rw_from_ru = p.round && algo == BackwardAlgo::ReWY && rewy_rw_from_ru(p.variant, K, V);
+    const bool da_from_e = p.round && algo == BackwardAlgo::ReWY && rewy_da_from_e(p.variant, K, V);
     wy_backward(algo, m, KV, Ti.data(), X.data(), Y.data(), dX.data(), dY.data(), dA.data(), p.round,
-                rw_from_ru ? Hr.data() : nullptr, K);
+                rw_from_ru ? Hr.data() : nullptr, K, da_from_e ? E.data() : nullptr);
     std::vector<T> gram_dG;
     if (algo == BackwardAlgo::ReWY) {
       gt.contract_pair("wy", "R3", dA.data(), Dr.data(), Dc.data());

@@ -393,10 +393,11 @@ std::vector<T> unit_lower_inverse(const std::vector<T>& A, int n) {
 //   Baseline (§4): B1 ∂𝒯 = stril(∂X Yᵀ);  B2 ∂Y = 𝒯ᵀ∂X;  B3 Z = ∂𝒯 𝒯ᵀ;  B4 ∂A = −stril(𝒯ᵀ Z).
 // ∂Y and ∂A are rounded to bf16 before the key contractions when `round`. rw_state: the chunk's
 // H [K][V] where R_W is formed from R_U (rewy_rw_from_ru), else nullptr; K: the key columns of the
-// KV = K + V.
+// KV = K + V. e_rows: the chunk's E [n][V] where ∂A is formed as −stril(R_U Eᵀ) (rewy_da_from_e; equal
+// to −stril(R Xᵀ) since R_W = −R_U Hᵀ and E = U − WH), else nullptr.
 template <typename T>
 void wy_backward(BackwardAlgo algo, int n, int KV, const T* Tinv, const T* X, const T* Y, const T* dX, T* dY,
-                 T* dA, bool round, const T* rw_state, int K) {
+                 T* dA, bool round, const T* rw_state, int K, const T* e_rows = nullptr) {
   REWY_CHECK(K > 0 && K < KV, "wy_backward: K = {} must split KV = {} into [W | U]", K, KV);
   const char* st = "wy";
   auto stril = [n](T* M, T sign) {
@@ -413,7 +414,10 @@ void wy_backward(BackwardAlgo algo, int n, int KV, const T* Tinv, const T* X, co
       local_gemm(st, "R1w", n, K, V, T(-1), dY + K, KV, false, rw_state, V, true, T(0), dY, KV);
       for (int i = 0; i < n; ++i) round_bf16_if(round, dY + size_t(i) * KV, size_t(K));
     }
-    local_gemm(st, "R2", n, n, KV, T(1), dY, KV, false, X, KV, true, T(0), dA, n);
+    if (e_rows)
+      local_gemm(st, "R2e", n, n, KV - K, T(1), dY + K, KV, false, e_rows, KV - K, true, T(0), dA, n);
+    else
+      local_gemm(st, "R2", n, n, KV, T(1), dY, KV, false, X, KV, true, T(0), dA, n);
     stril(dA, T(-1));  // the diagonal of R Xᵀ is not zero (§10.1)
   } else {
     std::vector<T> dT(size_t(n) * n), Z(size_t(n) * n);

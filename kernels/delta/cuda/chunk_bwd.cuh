@@ -520,8 +520,10 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // fragment prefetch), 14 (GDN: phase 5's conversion beside ∂K̄'s warpgroup product), 19 / 21
 // (KDA / GDN2: phase 4's contractions balanced across the row-block warps) and 23 / 24 (DeltaNet / GDN:
 // ∂A alone on warpgroups), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
-template <int VAR, int K, int V, bool REWY, int NT, int EXP = 0>
+template <int VAR, int K, int V, bool REWY, int NT, int EXPF = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
+  // EXPF = EXP + 100 (ReWY): ∂A = −stril(R_U Eᵀ), the E-system's form (kEForm below).
+  constexpr int EXP = EXPF % 100;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -630,7 +632,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
   bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
   bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);
-  bf16_t* RUb = reinterpret_cast<bf16_t*>(S3);
+  bf16_t* RUb = reinterpret_cast<bf16_t*>(REWY && EXPF >= 100 ? S2 : S3);  // kEForm: S2 (E stays in S3)
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
   float* dTf = reinterpret_cast<float*>(S2);
   constexpr bool kEarlyWU = REWY && L::kEarlyWU;
@@ -668,6 +670,16 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
+  // kEForm (EXPF = EXP + 100; KDA's and GDN2's ReWY defaults at K = V = 128, 127 and 117): W and U
+  // enter the backward only through E = U − WH, so R_W Wᵀ + R_U Uᵀ = R_U (U − WH)ᵀ (R_W = 𝒯ᵀ∂W =
+  // −R_U Hᵀ): ∂A = −stril(R_U Eᵀ), one C×V×C product in place of two, W and U never loaded, R_W
+  // never stored. R_U takes S2 (W's and U's slot), so E stays in S3 from phase 1 to phase 3. KDA's
+  // kernel 779.0 -> 757.9 us at shape 0, Recompute backward 1.015x; GDN2's 854.5 -> 828.6 us,
+  // 1.008x. DeltaNet's and GDN's with ∂A on warpgroups and E kept to phase 5 spilled 20 / 60 bytes
+  // and lost, 0.984x / 0.985x (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call1/); theirs
+  // now take ∂A by warp products and reload E at phase 4 as before (no spill).
+  constexpr bool kEForm = REWY && EXPF >= 100;
+  static_assert(!kEForm || (kEarlyWU && L::S2_bytes >= L::tile_v), "the E-form keeps R_U in S2 from phase 2 on");
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
   bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
@@ -803,6 +815,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       });
       flush_db(rs0, rs1);
     }
+    if constexpr (kEForm) return;  // ∂A needs R_U alone
     if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RWb, m0, nK);
     else if constexpr (REWY) frag_store_bf16(acc, RWb, KP, m0, nK);
   };
@@ -895,7 +908,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       load_tile<kChunk, V, NT, kStepRows>(Us, VP, p.U + baseV, strideV, len);
     }
   };
-  if constexpr (kEarlyWU) load_WU();  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
+  if constexpr (kEarlyWU && !kEForm) load_WU();  // phase 3's W and U, behind this phase (∂H⁺ in S2 was read in phase 1)
   // acc = −A Hᵀ for A [C][V] in ∂E's layout (∂E: ∂W; R_U: R_W = 𝒯ᵀ∂W).
   auto minus_times_Ht = [&](float (&acc)[1][NTK][4], const bf16_t* A) {
     if constexpr (kSW) {
@@ -973,7 +986,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 2);
 
   // ---- phase 3: R_W = 𝒯ᵀ ∂W (= ∂Y_W) and its direct gradients; then ∂A.
-  if constexpr (REWY && !kEarlyWU) load_WU();
+  if constexpr (REWY && !kEarlyWU && !kEForm) load_WU();
   if constexpr (VAR == kGDN2 && !kEarlyDE) load_tile<kChunk, K, NT, kStepRows>(bsm, KP, p.b + baseK, strideK, len);
   if constexpr (kStageDV) {  // before tiles_landed's barrier: R_W then takes S1
     store_tile_rows<kChunk, V, NT>(p.dv + baseV, strideV, dvst, VP, len);
@@ -1001,7 +1014,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   float dA[1][NTC][4];
   frag_zero(dA);
-  if constexpr (kWgDA) {
+  if constexpr (kEForm) {
+    __syncthreads();
+    // ∂A = −stril(R_U Eᵀ) (column tiles above the diagonal block are masked: skipped), by warp
+    // products for every variant: DeltaNet's and GDN's on warpgroups spilled (kEForm says).
+    constexpr int kLdRE = kSW ? -kChunk : VP;  // R_U's and E's (−rows: swizzled)
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, kLdRE, Es, kLdRE, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
+  } else if constexpr (kWgDA) {
     wg::fence_smem_writes();  // R_W, R_U and this thread's landed W, U, for wgmma's async proxy
     __syncthreads();
     wg::gemm_issue<8 * NTC, K, wg::Major::K, wg::Major::K, kChunk>(reinterpret_cast<float(&)[4 * NTC]>(dA), RWb,

@@ -15,9 +15,7 @@ constexpr bool rewy_rw_from_ru(Variant v, int K, int V) {
 
 // Where the ReWY CUDA kernels form ∂A = −stril(R_U Eᵀ) from the bf16 R_U and E (the E-system: W and
 // U enter the backward only through E = U − WH, so R_W Wᵀ + R_U Uᵀ = R_U Eᵀ), so the bf16 twin forms
-// it the same way: KDA's and GDN2's grad_chunk at K = V = 128.
-constexpr bool rewy_da_from_e(Variant v, int K, int V) {
-  return (v == Variant::KDA || v == Variant::GDN2) && K == 128 && V == 128;
-}
+// it the same way: every variant's grad_chunk at K = V = 128.
+constexpr bool rewy_da_from_e(Variant, int K, int V) { return K == 128 && V == 128; }
 
 }  // namespace rewy::delta

@@ -670,14 +670,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
-  // kEForm (EXPF = EXP + 100; KDA's and GDN2's ReWY defaults at K = V = 128, 127 and 117): W and U
+  // kEForm (EXPF = EXP + 100; the ReWY defaults at K = V = 128: 125, 126, 127, 117): W and U
   // enter the backward only through E = U − WH, so R_W Wᵀ + R_U Uᵀ = R_U (U − WH)ᵀ (R_W = 𝒯ᵀ∂W =
   // −R_U Hᵀ): ∂A = −stril(R_U Eᵀ), one C×V×C product in place of two, W and U never loaded, R_W
   // never stored. R_U takes S2 (W's and U's slot), so E stays in S3 from phase 1 to phase 3. KDA's
   // kernel 779.0 -> 757.9 us at shape 0, Recompute backward 1.015x; GDN2's 854.5 -> 828.6 us,
   // 1.008x. DeltaNet's and GDN's with ∂A on warpgroups and E kept to phase 5 spilled 20 / 60 bytes
-  // and lost, 0.984x / 0.985x (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call1/); theirs
-  // now take ∂A by warp products and reload E at phase 4 as before (no spill).
+  // and lost, 0.984x / 0.985x (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call1/); with ∂A
+  // by warp products and E reloaded at phase 4 as before (no spill) they won, 1.017x / 1.019x
+  // (call 2).
   constexpr bool kEForm = REWY && EXPF >= 100;
   static_assert(!kEForm || (kEarlyWU && L::S2_bytes >= L::tile_v), "the E-form keeps R_U in S2 from phase 2 on");
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).

@@ -417,14 +417,16 @@ inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == k
 // shape 0 791.0 -> 775.5 us (H200, 2026-12-02, `DEFAULT_TESTS=1 VARIANTS=deltanet,gdn,kda,gdn2
 // SETS='rwkda@kda' LIMIT_S=560 bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s29/call3-decide/).
 // (GDN2's would need a fourth slot in phase 2: its ∂w staging and b take the ones KDA's uses.)
-// KDA's and GDN2's ReWY kernels at K = V = 128 form ∂A = −stril(R_U Eᵀ) (EXP + 100: 127 / 117,
-// chunk_bwd.cuh's kEForm): Recompute backward 1.015x / 1.008x (worst 1.013x / 1.000x), grad_chunk
-// at shape 0 779.0 -> 757.9 us and 854.5 -> 828.6 us (H200, 2026-12-03, `FLA_COMPILE=1 TABLE=0
+// The ReWY kernels at K = V = 128 form ∂A = −stril(R_U Eᵀ) (EXP + 100, chunk_bwd.cuh's kEForm): KDA
+// and GDN2 (127 / 117) Recompute backward 1.015x / 1.008x (worst 1.013x / 1.000x), grad_chunk at
+// shape 0 779.0 -> 757.9 us and 854.5 -> 828.6 us (H200, 2026-12-03, `FLA_COMPILE=1 TABLE=0
 // VARIANTS=deltanet,gdn,kda,gdn2 SETS='eform' bash scripts/device-decide.sh`,
-// docs/measurements/2026-12-03-s37/call1/).
+// docs/measurements/2026-12-03-s37/call1/); DeltaNet and GDN (125 / 126, ∂A by warp products on
+// the swizzled tiles) 1.017x / 1.019x, grad_chunk 408.8 -> 390.5 us and 496.6 -> 476.2 us
+// (experiment `eformw`, docs/measurements/2026-12-03-s37/call2/).
 template <int VAR, int K, int V, bool REWY>
 inline constexpr int kGradExp = VT<VAR>::vec_gate ? (REWY && K == 128 && V == 128 ? (VAR == kKDA ? 127 : 117) : kGradWg<VAR>)
-                                : REWY ? (VAR == kDeltaNet ? 25 : 26)
+                                : REWY ? (VAR == kDeltaNet ? 25 : 26) + (K == 128 && V == 128 ? 100 : 0)
                                        : kGradWg<VAR>;
 
 // The bf16 twin (chunk.cpp) rounds R_W as −R_U Hᵀ exactly where the default kernels form it so.
@@ -456,8 +458,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `eformw` (DeltaNet's and GDN's ReWY kernels at K = V = 128 in the E-form,
-// chunk_bwd.cuh's kEForm).
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -507,12 +508,10 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // docs/measurements/2026-12-03-s36/call1..call3/): removed. `eform` (EXP + 100: ∂A = −stril(R_U Eᵀ))
 // won for KDA and GDN2 (kGradExp above); DeltaNet's and GDN's form (∂A on warpgroups, E kept in S3 to
 // phase 5) spilled 20 / 60 bytes and lost, 0.984x / 0.985x (H200, 2026-12-03,
-// docs/measurements/2026-12-03-s37/call1/): removed.
+// docs/measurements/2026-12-03-s37/call1/): removed; theirs with ∂A by warp products (`eformw`) won
+// (kGradExp above).
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (REWY && K == 128 && V == 128 && !VT<VAR>::vec_gate)  // DeltaNet's and GDN's E-form, ∂A by warp products
-    if (warps == 16 && experiment("eformw", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 100>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

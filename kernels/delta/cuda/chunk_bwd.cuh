@@ -627,15 +627,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // phase 5: ∂G (S1), E (S3) and ∂H⁺ (S2) again for ∂K̄ (scalar gates: issued at phase 4), then K̄ ⊙ ∂K̄ (S2),
   // the staged dq, dk (in q's and k's slots) and db (S5).
   bf16_t* Hb = reinterpret_cast<bf16_t*>(S1);
-  // kDhKeep (EXPF = EXP + 200, the E-form with ∂H⁺ kept on chip; KDA at K = V = 128): ∂H⁺ in S4-S5
-  // from the prologue to phase 5 (not loaded twice), ∂O in S2, then ∂E and R_U side by side in S2.
-  constexpr bool kDhKeepL = REWY && EXPF >= 200;
-  bf16_t* dHb = reinterpret_cast<bf16_t*>(kDhKeepL ? S4 : S2);
+  bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
-  bf16_t* dOs = reinterpret_cast<bf16_t*>(kDhKeepL ? S2 : S4);
-  bf16_t* dEs = reinterpret_cast<bf16_t*>(kDhKeepL ? S2 : L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
+  bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
+  bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
   bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);
-  bf16_t* RUb = reinterpret_cast<bf16_t*>(kDhKeepL ? S2 + L::tile_v : REWY && EXPF >= 100 ? S2 : S3);  // kEForm: S2 (E stays in S3)
+  bf16_t* RUb = reinterpret_cast<bf16_t*>(REWY && EXPF >= 100 ? S2 : S3);  // kEForm: S2 (E stays in S3)
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
   float* dTf = reinterpret_cast<float*>(S2);
   constexpr bool kEarlyWU = REWY && L::kEarlyWU;
@@ -683,14 +680,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // by warp products and E reloaded at phase 4 as before (no spill) they won, 1.017x / 1.019x
   // (call 2).
   constexpr bool kEForm = REWY && EXPF >= 100;
-  constexpr bool kDhKeep = kDhKeepL;
-  static_assert(!kDhKeep || (VAR == kKDA && kRW3 && kStageS5 && !kSW && L::S2_bytes >= 2 * L::tile_v &&
-                             L::S5 - L::S4 + L::tile_k >= L::state && L::dE >= L::S4 + L::state),
-                "∂H⁺ kept in S4-S5: KDA's layout at K = V = 128");
   static_assert(!kEForm || (kEarlyWU && L::S2_bytes >= L::tile_v), "the E-form keeps R_U in S2 from phase 2 on");
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
   bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
-  bf16_t* dvst = reinterpret_cast<bf16_t*>(kDhKeep ? S2 : kStageS5 ? S5 : S1);  // kDhKeep: ∂E's slot, once read
+  bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -956,7 +949,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
     if constexpr (kStageDV) {
-      if constexpr (!kStageS5 || kDhKeep) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w); kDhKeep: R_U's has read ∂E
+      if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
       // GDN2: every R_U product has read ∂E (S5), so b travels from here, not from phase 3.
       if constexpr (VAR == kGDN2 && kEarlyDE) load_tile<kChunk, K, NT, kStepRows>(bsm, KP, p.b + baseK, strideK, len);
       frag_store_bf16(out, dvst, VP, m0, nV);
@@ -1267,7 +1260,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   __syncthreads();  // phase-4 readers of S1 are done
   phase_mark(p.phase_cycles, 4);
   if constexpr (!kEarlyE) load_E();
-  if constexpr (!kEarlyDH && !kDhKeep) load_dH();
+  if constexpr (!kEarlyDH) load_dH();
   // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;

@@ -458,7 +458,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `dhkeep` (KDA's ReWY kernel at K = V = 128 with ∂H⁺ kept on chip).
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -509,12 +509,13 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // won for KDA and GDN2 (kGradExp above); DeltaNet's and GDN's form (∂A on warpgroups, E kept in S3 to
 // phase 5) spilled 20 / 60 bytes and lost, 0.984x / 0.985x (H200, 2026-12-03,
 // docs/measurements/2026-12-03-s37/call1/): removed; theirs with ∂A by warp products (`eformw`) won
-// (kGradExp above).
+// (kGradExp above). `dhkeep` (EXP + 200, KDA's E-form kernel with ∂H⁺ kept in S4-S5 from the
+// prologue to phase 5 instead of loaded twice, ∂O then ∂E and R_U in S2, ∂v staged in ∂E's slot
+// behind one more barrier; no spill, tests and sanitizers clean) gave 0.992x (worst 0.987x): the
+// second ∂H⁺ comes from L2 beside phase 5's conversion, where the dropped W and U came from HBM
+// (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call3/): removed.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (REWY && K == 128 && V == 128 && VAR == kKDA)  // ∂H⁺ kept on chip (chunk_bwd.cuh's kDhKeep)
-    if (warps == 16 && experiment("dhkeep", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 100>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

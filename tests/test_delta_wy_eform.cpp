@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/delta/cpu/chunk_ops.h"
@@ -50,13 +51,17 @@ TEST(DeltaWyEForm, DAFromEMatchesDAFromX) {
           dX[size_t(i) * KV + d] = -s;
         }
       }
-      std::vector<double> dY0(size_t(n) * KV), dA0(size_t(n) * n), dY1 = dY0, dA1 = dA0, dY2 = dY0, dA2 = dA0;
-      wy_backward(BackwardAlgo::ReWY, n, KV, T.data(), X.data(), Y.data(), dX.data(), dY0.data(), dA0.data(), false,
-                  static_cast<const double*>(nullptr), K);
-      wy_backward(BackwardAlgo::ReWY, n, KV, T.data(), X.data(), Y.data(), dX.data(), dY1.data(), dA1.data(), false,
-                  static_cast<const double*>(nullptr), K, E.data());
-      wy_backward(BackwardAlgo::ReWY, n, KV, T.data(), X.data(), Y.data(), dX.data(), dY2.data(), dA2.data(), false,
-                  H.data(), K, E.data());
+      // ReWY's WY backward in f64 (no rounding) with R_W from R_U (rw_state) and ∂A from E (e_rows) or not.
+      auto run = [&](const double* rw_state, const double* e_rows) {
+        std::pair<std::vector<double>, std::vector<double>> dYA{std::vector<double>(size_t(n) * KV),
+                                                                std::vector<double>(size_t(n) * n)};
+        wy_backward(BackwardAlgo::ReWY, n, KV, T.data(), X.data(), Y.data(), dX.data(), dYA.first.data(),
+                    dYA.second.data(), false, rw_state, K, e_rows);
+        return dYA;
+      };
+      const auto [dY0, dA0] = run(nullptr, nullptr);
+      const auto [dY1, dA1] = run(nullptr, E.data());
+      const auto [dY2, dA2] = run(H.data(), E.data());
       const double scale = std::max(max_abs(dA0), 1e-300);
       for (size_t i = 0; i < dA0.size(); ++i) {
         ASSERT_NEAR(dA1[i], dA0[i], 1e-11 * scale) << "n=" << n << " K=" << K << " V=" << V << " at " << i;
@@ -70,10 +75,9 @@ TEST(DeltaWyEForm, DAFromEMatchesDAFromX) {
       if (n > 1) {
         EXPECT_GT(max_abs(dA0), 0.0);
         // The E form reads E: E[0][0] off U − WH moves ∂A[i][0] = −R_U[i]·E[0] for i > 0.
-        std::vector<double> Ebad = E, dYb(dY0.size()), dAb(dA0.size());
+        std::vector<double> Ebad = E;
         Ebad[0] += 1.0;
-        wy_backward(BackwardAlgo::ReWY, n, KV, T.data(), X.data(), Y.data(), dX.data(), dYb.data(), dAb.data(), false,
-                    static_cast<const double*>(nullptr), K, Ebad.data());
+        const std::vector<double> dAb = run(nullptr, Ebad.data()).second;
         double moved = 0;
         for (size_t i = 0; i < dA0.size(); ++i) moved = std::max(moved, std::abs(dAb[i] - dA0[i]));
         EXPECT_GT(moved, 1e-6 * scale);

@@ -454,6 +454,10 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
 inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
+// EXP + 100 (ReWY): the E-form ∂A = −stril(R_U Eᵀ) (grad_chunk_kernel's kEForm); EXP % 100 keeps every
+// other switch. One rule for the kernel and the launch's check against the bf16 twin.
+template <bool REWY, int EXPF>
+inline constexpr bool kGradEForm = REWY && EXPF >= 100;
 // Whether grad_chunk's EXP forms R_W and ∂A on warpgroups (kWgDA), and R_W = −R_U Hᵀ at all
 // (kRW3; the bf16 twin must round where it does: launch_impl.cuh checks the defaults against
 // kernels/delta/rw_from_ru.h). grad_chunk_kernel says why, beside its kWgDA and kRW3.
@@ -522,8 +526,9 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // ∂A alone on warpgroups), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXPF = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // EXPF = EXP + 100 (ReWY): ∂A = −stril(R_U Eᵀ), the E-system's form (kEForm below).
+  // EXPF = EXP + 100 (ReWY): ∂A = −stril(R_U Eᵀ), the E-system's form (kEForm, said below).
   constexpr int EXP = EXPF % 100;
+  constexpr bool kEForm = kGradEForm<REWY, EXPF>;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -632,7 +637,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
   bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
   bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);
-  bf16_t* RUb = reinterpret_cast<bf16_t*>(REWY && EXPF >= 100 ? S2 : S3);  // kEForm: S2 (E stays in S3)
+  bf16_t* RUb = reinterpret_cast<bf16_t*>(kEForm ? S2 : S3);  // kEForm: S2 (E stays in S3)
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
   float* dTf = reinterpret_cast<float*>(S2);
   constexpr bool kEarlyWU = REWY && L::kEarlyWU;
@@ -679,7 +684,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // and lost, 0.984x / 0.985x (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call1/); with ∂A
   // by warp products and E reloaded at phase 4 as before (no spill) they won, 1.017x / 1.019x
   // (call 2).
-  constexpr bool kEForm = REWY && EXPF >= 100;
   static_assert(!kEForm || (kEarlyWU && L::S2_bytes >= L::tile_v), "the E-form keeps R_U in S2 from phase 2 on");
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
   bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);

@@ -438,7 +438,7 @@ inline constexpr bool kTwinMatchesRW =
 // ... and ∂A as −stril(R_U Eᵀ) exactly where they do (EXP + 100).
 template <int VAR, int K, int V, bool REWY>
 inline constexpr bool kTwinMatchesDA =
-    (REWY && kGradExp<VAR, K, V, REWY> >= 100) == (REWY && rewy_da_from_e(static_cast<Variant>(VAR), K, V));
+    kGradEForm<REWY, kGradExp<VAR, K, V, REWY>> == (REWY && rewy_da_from_e(static_cast<Variant>(VAR), K, V));
 
 template <int VAR, int K, int V, bool REWY, int NT, int EXP = kGradExp<VAR, K, V, REWY>>
 void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {

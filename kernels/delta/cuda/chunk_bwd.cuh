@@ -529,6 +529,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXPF = EXP + 100 (ReWY): ∂A = −stril(R_U Eᵀ), the E-system's form (kEForm, said below).
   constexpr int EXP = EXPF % 100;
   constexpr bool kEForm = kGradEForm<REWY, EXPF>;
+  // EXPF >= 1000: phase 4's channel-gate operands built once a row, the blocks' frames chained on
+  // the accumulators (kOnePack, said at phase 4).
+  constexpr bool kOnePack = EXPF >= 1000;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -1152,6 +1155,85 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_for_each(rows, cm0, cn0, [&](int, int, float& x) { x = -x; });
       col_reduce_add<NTC>(rows, cn0, rowg);
     }
+  } else if constexpr (kOnePack) {
+    // One copy of each operand a row, in its own block's frame: KC[j] = k_j e^{G_ref(B) − G_j} (and
+    // its second bf16 term), RCbk[i] = (b ⊙ k)_i e^{G_i − G_ref(B)}, RCq[i] = q_i e^{G_i − G_ref(B)}
+    // for the rows of block B, all four in one pass (64 rows each, where the packed per-block
+    // operands take 160: rows of earlier blocks copied into every later frame). A contraction over
+    // blocks B moves between frames on its accumulator, whose columns are the channels:
+    //   Σ_{B<=I} e^{G_ref(I) − G_ref(B)} P_B = (((P_0 ρ_1 + P_1) ρ_2 + P_2) ...) with
+    //   ρ_b = e^{G_ref(b) − G_ref(b−1)} <= 1 per channel (rows: B up to I; columns: B down to J,
+    //   the same factors). The bf16 roundings are of the same size as the packed operands'.
+    static_assert(kFac && (VAR == kKDA || EXP == 7 || EXP == 17), "one-pack phase 4: the factored, paired kernels");
+    static_assert(L::S1_bytes >= 2 * L::tile_k && L::S2_bytes >= 2 * L::tile_k && L::S3_bytes >= 4 * K * 4,
+                  "one-pack phase 4: KC and its second term in S1, RCbk and RCq in S2, ρ in S3");
+    const int I = warp & 3;  // this warp's row block: its m0 = 16 I
+    bf16_t* const kc = reinterpret_cast<bf16_t*>(S1);
+    bf16_t* const kc_lo = reinterpret_cast<bf16_t*>(S1 + L::tile_k);
+    bf16_t* const rcbk = reinterpret_cast<bf16_t*>(S2);
+    bf16_t* const rcq = reinterpret_cast<bf16_t*>(S2 + L::tile_k);
+    float* const rho = reinterpret_cast<float*>(S3);  // [4][K], row b >= 1: ρ_b
+    for (int x = threadIdx.x; x < 3 * K; x += NT) {
+      const int b = 1 + x / K, d = x % K;
+      rho[b * K + d] = exp_ftz(Gs[block_ref_row(b) * GL + d] - Gs[block_ref_row(b - 1) * GL + d]);
+    }
+    for_each_row_octet<kChunk, K, NT>([&](int r, int d0) {
+      float g[8], gr[8], k[8], x[8];
+      load8(g, Gs + r * GL + d0);
+      load8(gr, Gs + block_ref_row(r / kBlock) * GL + d0);
+      load8(k, ks + r * KP + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
+      store8(kc + r * KP + d0, x);
+      store8<true>(kc_lo + r * KP + d0, x);
+      float co[8], ex[8];
+      load_row_coef8<VAR, KP>(co, betas, bsm, r, d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
+      store8(rcbk + r * KP + d0, x);
+      load8(k, qs + r * KP + d0);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = k[e] * ex[e];
+      store8(rcq + r * KP + d0, x);
+    });
+    __syncthreads();
+    phase_mark(p.phase_cycles, 7);  // phase 4's build, apart from its contractions
+    auto to_frame = [&](float (&a)[1][NTK][4], float (&b)[1][NTK][4], int blk, bool both) {
+      tile_for<NTK>(m0, nK, [&](int j, int e, int, int d) {
+        const float f = at_f32(rho + blk * K, d, e);
+        a[0][j][e] *= f;
+        if (both) b[0][j][e] *= f;
+      });
+    };
+    float acc[1][NTK][4], acc2[1][NTK][4];
+    // Rows of block I: D^r (∂A against KC) into acc, D^r_P (∂P against KC's two terms) into acc2.
+    frag_zero(acc);
+    frag_zero(acc2);
+#pragma unroll 1
+    for (int B = 0; B <= I; ++B) {  // (I: uniform across the warp)
+      if (B > 0) to_frame(acc, acc2, B, true);
+      warp_mma_pair<NTK, Lay::RowMajor, Lay::RowMajor>(acc, acc2, dAb, dPb, kCP, kc, KP, m0, nK, kBlock * B, kBlock * (B + 1));
+      warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc2, dPb, kCP, kc_lo, KP, m0, nK, kBlock * B, kBlock * (B + 1));
+    }
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      const float f = exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+      db[0][j][e] += acc[0][j][e] * f;
+      dq[0][j][e] += acc2[0][j][e] * f;
+    });
+    // Columns of block J = I: (∂A against RCbk) + (∂P against RCq), blocks B from the last down to J.
+    const int J = I;
+    frag_zero(acc);
+#pragma unroll 1
+    for (int B = kChunk / kBlock - 1; B >= J; --B) {
+      if (B < kChunk / kBlock - 1) to_frame(acc, acc2, B + 1, false);
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dAb, kCP, rcbk, KP, m0, nK, kBlock * B, kBlock * (B + 1));
+      warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dPb, kCP, rcq, KP, m0, nK, kBlock * B, kBlock * (B + 1));
+    }
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+      dk[0][j][e] += acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
+    });
   } else {
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
     // KC and its second bf16 term in one pass (the second in S2-S3: R_W and R_U are dead).

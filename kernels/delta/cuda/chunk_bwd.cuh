@@ -454,10 +454,11 @@ __device__ __forceinline__ void grad_cta_done(const DeltaParams& p) {
 // ld = −rows for a swizzled tile). kGradSw: whether grad_chunk's EXP swizzles them.
 template <int EXP>
 inline constexpr bool kGradSw = EXP == 3 || EXP == 9 || EXP == 25 || EXP == 26;
-// EXP + 100 (ReWY): the E-form ∂A = −stril(R_U Eᵀ) (grad_chunk_kernel's kEForm); EXP % 100 keeps every
-// other switch. One rule for the kernel and the launch's check against the bf16 twin.
+// EXP + 100 (ReWY): the E-form ∂A = −stril(R_U Eᵀ) (grad_chunk_kernel's kEForm); + 1000: phase 4's
+// operands once a row (kOnePack); EXP % 100 keeps every other switch. One rule for the kernel and
+// the launch's check against the bf16 twin.
 template <bool REWY, int EXPF>
-inline constexpr bool kGradEForm = REWY && EXPF >= 100;
+inline constexpr bool kGradEForm = REWY && EXPF % 1000 >= 100;
 // Whether grad_chunk's EXP forms R_W and ∂A on warpgroups (kWgDA), and R_W = −R_U Hᵀ at all
 // (kRW3; the bf16 twin must round where it does: launch_impl.cuh checks the defaults against
 // kernels/delta/rw_from_ru.h). grad_chunk_kernel says why, beside its kWgDA and kRW3.
@@ -526,11 +527,11 @@ inline constexpr const char* kGradPhases[] = {"loads+G", "p1 dQ,dP", "p2 dW,RU",
 // ∂A alone on warpgroups), measured on 2026-12-02 and removed: launch_impl.cuh, launch_grad.)
 template <int VAR, int K, int V, bool REWY, int NT, int EXPF = 0>
 __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) {
-  // EXPF = EXP + 100 (ReWY): ∂A = −stril(R_U Eᵀ), the E-system's form (kEForm, said below).
+  // EXPF = EXP + 100 (ReWY): ∂A = −stril(R_U Eᵀ), the E-system's form (kEForm, said below); + 1000
+  // (channel gates): phase 4's operands built once a row, the blocks' frames chained on the
+  // accumulators (kOnePack, said at phase 4).
   constexpr int EXP = EXPF % 100;
   constexpr bool kEForm = kGradEForm<REWY, EXPF>;
-  // EXPF >= 1000: phase 4's channel-gate operands built once a row, the blocks' frames chained on
-  // the accumulators (kOnePack, said at phase 4).
   constexpr bool kOnePack = EXPF >= 1000;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
@@ -678,7 +679,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
-  // kEForm (EXPF = EXP + 100; the ReWY defaults at K = V = 128: 125, 126, 127, 117): W and U
+  // kEForm (EXPF = EXP + 100; the ReWY defaults at K = V = 128: 125, 126, 1127, 1117): W and U
   // enter the backward only through E = U − WH, so R_W Wᵀ + R_U Uᵀ = R_U (U − WH)ᵀ (R_W = 𝒯ᵀ∂W =
   // −R_U Hᵀ): ∂A = −stril(R_U Eᵀ), one C×V×C product in place of two, W and U never loaded, R_W
   // never stored. R_U takes S2 (W's and U's slot), so E stays in S3 from phase 1 to phase 3. KDA's
@@ -1164,6 +1165,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     //   Σ_{B<=I} e^{G_ref(I) − G_ref(B)} P_B = (((P_0 ρ_1 + P_1) ρ_2 + P_2) ...) with
     //   ρ_b = e^{G_ref(b) − G_ref(b−1)} <= 1 per channel (rows: B up to I; columns: B down to J,
     //   the same factors). The bf16 roundings are of the same size as the packed operands'.
+    // KDA's kernel 747.5 -> 685.7 us at shape 0 (the build 3860 -> 2452 cycles, the contractions with
+    // the second build 7828 -> 4528), GDN2's 817.1 -> 742.5 us; Recompute backward 1.059x / 1.063x
+    // (H200, 2026-12-03, docs/measurements/2026-12-03-s38/call1/). The B loops stay rolled: unrolled,
+    // KDA's kernel spilled 16 bytes at the 128-register cap (none rolled, 123 registers).
     static_assert(kFac && (VAR == kKDA || EXP == 7 || EXP == 17), "one-pack phase 4: the factored, paired kernels");
     static_assert(L::S1_bytes >= 2 * L::tile_k && L::S2_bytes >= 2 * L::tile_k && L::S3_bytes >= 4 * K * 4,
                   "one-pack phase 4: KC and its second term in S1, RCbk and RCq in S2, ρ in S3");

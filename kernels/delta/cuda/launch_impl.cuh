@@ -424,10 +424,19 @@ inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == k
 // docs/measurements/2026-12-03-s37/call1/); DeltaNet and GDN (125 / 126, ∂A by warp products on
 // the swizzled tiles) 1.017x / 1.019x, grad_chunk 408.8 -> 390.5 us and 496.6 -> 476.2 us
 // (experiment `eformw`, docs/measurements/2026-12-03-s37/call2/).
+// KDA's and GDN2's kernels at K = V = 128, ReWY and baseline, build phase 4's channel-gate
+// operands once a row and chain the blocks' frames on the accumulators (EXP + 1000,
+// chunk_bwd.cuh's kOnePack; 1127 / 1117, baseline 1005 / 1007): Recompute backward KDA 1.059x
+// (worst 1.049x), GDN2 1.063x (1.059x), Save backward 1.080x / 1.088x, baseline backward 1.050x /
+// 1.054x; grad_chunk at shape 0 747.5 -> 685.7 us and 817.1 -> 742.5 us (H200, 2026-12-03,
+// `VARIANTS=kda,gdn2 SETS='onepack@kda,gdn2' LIMIT_S=570 bash scripts/device-decide.sh`,
+// docs/measurements/2026-12-03-s38/call1/). Other K, V keep the packed per-block operands (K = 128,
+// V = 64 has no room for the four one-row tiles in S1-S2).
 template <int VAR, int K, int V, bool REWY>
-inline constexpr int kGradExp = VT<VAR>::vec_gate ? (REWY && K == 128 && V == 128 ? (VAR == kKDA ? 127 : 117) : kGradWg<VAR>)
-                                : REWY ? (VAR == kDeltaNet ? 25 : 26) + (K == 128 && V == 128 ? 100 : 0)
-                                       : kGradWg<VAR>;
+inline constexpr int kGradExp =
+    VT<VAR>::vec_gate ? (K == 128 && V == 128 ? 1000 + (REWY ? (VAR == kKDA ? 127 : 117) : kGradWg<VAR>) : kGradWg<VAR>)
+    : REWY            ? (VAR == kDeltaNet ? 25 : 26) + (K == 128 && V == 128 ? 100 : 0)
+                      : kGradWg<VAR>;
 
 // The bf16 twin (chunk.cpp) rounds R_W as −R_U Hᵀ exactly where the default kernels form it so.
 static_assert(int(Variant::DeltaNet) == kDeltaNet && int(Variant::GDN) == kGDN && int(Variant::KDA) == kKDA &&
@@ -458,8 +467,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `onepack` (KDA's and GDN2's kernels at K = V = 128, ReWY and baseline:
-// phase 4's operands built once a row, chunk_bwd.cuh's kOnePack).
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -514,12 +522,10 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // prologue to phase 5 instead of loaded twice, ∂O then ∂E and R_U in S2, ∂v staged in ∂E's slot
 // behind one more barrier; no spill, tests and sanitizers clean) gave 0.992x (worst 0.987x): the
 // second ∂H⁺ comes from L2 beside phase 5's conversion, where the dropped W and U came from HBM
-// (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call3/): removed.
+// (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call3/): removed. `onepack` (EXP + 1000) won
+// for KDA and GDN2 (kGradExp above).
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VT<VAR>::vec_gate && K == 128 && V == 128)  // phase 4's operands once a row (kOnePack)
-    if (warps == 16 && experiment("onepack", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 1000>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

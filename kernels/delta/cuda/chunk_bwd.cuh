@@ -533,8 +533,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr int EXP = EXPF % 100;
   constexpr bool kEForm = kGradEForm<REWY, EXPF>;
   constexpr bool kOnePack = EXPF >= 1000;
-  // EXPF >= 2000 (channel gates, factored): ∂g's reverse cumsum on the fragments (kDgReg, phase 5).
-  constexpr bool kDgReg = EXPF >= 2000;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -593,7 +591,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // `SETS='factor facwg2@kda,gdn2 facpf@kda,gdn2 facpair@gdn2' NOSAN='facpf facpair' LIMIT_S=575
   // bash scripts/device-decide.sh`, docs/measurements/2026-12-02-s27/call1-decide/).
   constexpr bool kFac = EXP >= 5 && (VTr::vec_gate || (VAR == kGDN && REWY));
-  static_assert(!kDgReg || (VTr::vec_gate && kFac), "∂g on the fragments: channel gates, factored");
   // GDN2's default (EXP 17): ∂E loads in phase 1's last group into S5 (free there), not at phase
   // 2's start, where the kernel waited for it with nothing else to do; ∂W then takes S4 (∂O's, dead
   // after phase 1) and b S5, issued once every R_U product has read ∂E (phase 2's staging barrier)
@@ -1355,16 +1352,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 4);
   if constexpr (!kEarlyE) load_E();
   if constexpr (!kEarlyDH) load_dH();
-  // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored, or kept in gG
-  // with rows >= len zero; scalar: row sums).
-  float gG[1][NTK][4];
+  // The factored sums to ∂k, ∂b (GDN2) or ∂β's rows, and ∂G (channel gates: stored; scalar: row sums).
   auto convert_factored = [&] {
     float rs0 = 0.f, rs1 = 0.f, g0 = 0.f, g1 = 0.f;
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
       const float co = bco(r, d, e), kk = kv(r, d, e), x = db[0][j][e], y = dk[0][j][e];
       const float g = qv(r, d, e) * dq[0][j][e] + kk * (co * x - y);
-      if constexpr (kDgReg) gG[0][j][e] = r < len ? g : 0.f;
-      else if constexpr (VTr::vec_gate) Gd[r * GL + d] = g;
+      if constexpr (VTr::vec_gate) Gd[r * GL + d] = g;
       else (e < 2 ? g0 : g1) += g;
       dk[0][j][e] = co * x + y;
       if constexpr (VAR == kGDN2) db[0][j][e] = kk * x;
@@ -1396,40 +1390,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       dk[0][j][e] += dPdiag[r] * qv(r, d, e);
     });
     __syncthreads();  // E, ∂H⁺, q and k are read; S2 takes K̄ ⊙ ∂K̄
-    if constexpr (kDgReg) {
-      // ∂G's inclusive suffix and K̄ ⊙ ∂K̄'s exclusive prefix over the warp's 16 rows, by shuffles
-      // across the fragment's row groups (lane = 4 row + column pair; rows g and g + 8 in elements
-      // e < 2 and e >= 2); each row block's column totals go to S3 (E's slot, read above).
-      float* const totG = reinterpret_cast<float*>(S3);  // [4][K]
-      float* const totY = totG + 4 * K;                  // [4][K]
-      const int lane = threadIdx.x & 31, gq = lane >> 2, t = lane & 3;
-#pragma unroll
-      for (int j = 0; j < NTK; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float lo = gG[0][j][c], hi = gG[0][j][2 + c];
-          float il = tmp[0][j][c], ih = tmp[0][j][2 + c];
-#pragma unroll
-          for (int sh = 1; sh < 8; sh *= 2) {
-            const float l2 = __shfl_down_sync(0xffffffffu, lo, 4 * sh), h2 = __shfl_down_sync(0xffffffffu, hi, 4 * sh);
-            const float l3 = __shfl_up_sync(0xffffffffu, il, 4 * sh), h3 = __shfl_up_sync(0xffffffffu, ih, 4 * sh);
-            if (gq + sh < 8) lo += l2, hi += h2;
-            if (gq >= sh) il += l3, ih += h3;
-          }
-          lo += __shfl_sync(0xffffffffu, hi, t);  // + Σ of rows 8..15
-          const float tl = __shfl_sync(0xffffffffu, il, 28 + t), th = __shfl_sync(0xffffffffu, ih, 28 + t);
-          const float pl = il - tmp[0][j][c], ph = tl + ih - tmp[0][j][2 + c];
-          gG[0][j][c] = lo, gG[0][j][2 + c] = hi;
-          tmp[0][j][c] = pl, tmp[0][j][2 + c] = ph;
-          if (gq == 0) {
-            const int d = nK + 8 * j + 2 * t + c, I = warp & 3;
-            totG[I * K + d] = lo;
-            totY[I * K + d] = tl + th;
-          }
-        }
-    } else if constexpr (VTr::vec_gate) {
-      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
-    }
+    if constexpr (VTr::vec_gate) tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { KbdKb[r * GL + d] = tmp[0][j][e]; });
     if constexpr (VTr::scalar_gate) row_reduce_add<NTK>(tmp, m0, rowkb);
   }
   // dq, dk (and GDN2's db) leave through shared memory in 16-byte rows, in the slots of q, k and
@@ -1447,36 +1408,12 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     if (int(threadIdx.x) < len) p.dbeta[int64_t(tok0 + threadIdx.x) * p.H + h] = f2bf(rowacc[threadIdx.x]);
   // The reverse cumsum stays on chip and every ∂g is stored once: adding the prefix to values
   // already in global memory put a load after each store on the chain, 64 round trips per thread.
-  if constexpr (kDgReg) {
-    // ∂g_t = (Σ_{i >= t} ∂G_i + the state-decay term) + Σ_{j < t} K̄_j ⊙ ∂K̄_j: the warp's scans plus
-    // the later row blocks' ∂G totals and the earlier ones' K̄ ⊙ ∂K̄ totals.
-    const float* const totG = reinterpret_cast<const float*>(S3);
-    const float* const totY = totG + 4 * K;
-    const int lane = threadIdx.x & 31, gq = lane >> 2, t = lane & 3, I = warp & 3;
-#pragma unroll
-    for (int j = 0; j < NTK; ++j) {
-      const int d = nK + 8 * j + 2 * t;
-      float after[2] = {colacc[d], colacc[d + 1]}, before[2] = {0.f, 0.f};
-#pragma unroll
-      for (int b = 0; b < 4; ++b)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          if (b > I) after[c] += totG[b * K + d + c];
-          if (b < I) before[c] += totY[b * K + d + c];
-        }
-#pragma unroll
-      for (int hh = 0; hh < 2; ++hh) {
-        const int r = m0 + gq + 8 * hh;
-        if (r < len)
-          *reinterpret_cast<float2*>(p.dg + baseK + int64_t(r) * strideK + d) =
-              make_float2((gG[0][j][2 * hh] + after[0]) + (tmp[0][j][2 * hh] + before[0]),
-                          (gG[0][j][2 * hh + 1] + after[1]) + (tmp[0][j][2 * hh + 1] + before[1]));
-      }
-    }
-  } else if constexpr (VTr::vec_gate) {
+  if constexpr (VTr::vec_gate) {
     // Every thread scans kRows rows of one column in registers (a thread per column walked all 64
     // rows twice: 5% of KDA's cycles with three quarters of the block idle); the parts' totals meet
-    // in S3 (E's slot, read before the barrier that opened S2 to K̄ ⊙ ∂K̄).
+    // in S3 (E's slot, read before the barrier that opened S2 to K̄ ⊙ ∂K̄). (On the fragments instead,
+    // by shuffles, with ∂g stored from them and no fp32 tiles: KDA's backward 0.968x, GDN2's 0.970x;
+    // H200, 2026-12-03, experiment dgreg, docs/measurements/2026-12-03-s38/call3/.)
     constexpr int kParts = NT / K, kRows = kChunk / kParts;
     static_assert(NT % K == 0 && kChunk % kParts == 0, "column parts must tile the chunk");
     float* partG = reinterpret_cast<float*>(S3);  // [kParts][K] Σ of the part's valid ∂G rows

@@ -467,8 +467,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `dgreg` (KDA's and GDN2's kernels at K = V = 128, ReWY and baseline:
-// ∂g's reverse cumsum on the fragments, chunk_bwd.cuh's kDgReg).
+// one to a variant). None is open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -524,12 +523,13 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // behind one more barrier; no spill, tests and sanitizers clean) gave 0.992x (worst 0.987x): the
 // second ∂H⁺ comes from L2 beside phase 5's conversion, where the dropped W and U came from HBM
 // (H200, 2026-12-03, docs/measurements/2026-12-03-s37/call3/): removed. `onepack` (EXP + 1000) won
-// for KDA and GDN2 (kGradExp above).
+// for KDA and GDN2 (kGradExp above). On it, `dgreg` (EXP + 2000: ∂g's reverse cumsum on the
+// fragments by shuffles across the row groups, the row blocks' column totals through S3, ∂g stored
+// as float2 from the fragments, no fp32 ∂G or K̄ ⊙ ∂K̄ tile; no spill, tests and sanitizers clean)
+// lost: Recompute backward KDA 0.968x, GDN2 0.970x, baseline 0.988x / 0.989x (H200, 2026-12-03,
+// docs/measurements/2026-12-03-s38/call3/): removed.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VT<VAR>::vec_gate && K == 128 && V == 128)  // ∂g's cumsum on the fragments (kDgReg)
-    if (warps == 16 && experiment("dgreg", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 1000>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

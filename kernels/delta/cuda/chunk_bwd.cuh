@@ -532,7 +532,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // accumulators (kOnePack, said at phase 4).
   constexpr int EXP = EXPF % 100;
   constexpr bool kEForm = kGradEForm<REWY, EXPF>;
-  constexpr bool kOnePack = EXPF >= 1000;
+  constexpr bool kOnePack = (EXPF / 1000) & 1;
+  // EXPF + 2000 (KDA's E-form kernel): phase 1's ∂Q̂ = s ∂O Hᵀ taken with phase 2's R_W = −R_U Hᵀ in
+  // one k-loop over H's fragments (kStackH, said at phase 2).
+  constexpr bool kStackH = (EXPF / 1000) & 2;
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -601,6 +604,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // phase 5's E (0.997x KDA, 1.005x GDN2) or ∂H⁺ (KDA 0.995x) loaded at phase 4's start, and
   // DeltaNet's prologue without ∂H⁺ (1.004x) (same call).
   constexpr bool kEarlyDE = REWY && VAR == kGDN2 && EXP == 17;
+  // kStackH: ∂O stays in S4 to phase 2, so ∂E loads into S5 with the prologue's last group, and ∂v
+  // is staged there once every R_U product has read ∂E.
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
   // 8 warps left it two (the kernel is latency-bound: ncu, 2026-11-30).
@@ -639,7 +644,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   bf16_t* dHb = reinterpret_cast<bf16_t*>(S2);
   bf16_t* Es = reinterpret_cast<bf16_t*>(S3);
   bf16_t* dOs = reinterpret_cast<bf16_t*>(S4);
-  bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : kEarlyDE ? S5 : S4);
+  bf16_t* dEs = reinterpret_cast<bf16_t*>(L::kOwnDE ? smem + L::dE : (kEarlyDE || kStackH) ? S5 : S4);
   bf16_t* dWb = reinterpret_cast<bf16_t*>(kEarlyDE ? S4 : S5);
   bf16_t* RUb = reinterpret_cast<bf16_t*>(kEForm ? S2 : S3);  // kEForm: S2 (E stays in S3)
   bf16_t* YU = reinterpret_cast<bf16_t*>(S3);
@@ -692,6 +697,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
   bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
+  static_assert(!kStackH || (VAR == kKDA && kEForm && kRW3 && kStageS5 && kFac && !kSW && !L::kOwnDE),
+                "kStackH: KDA's E-form kernel with ∂v staged in S5");
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -748,7 +755,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   load_tile<kChunk, K, NT, kStepRows>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT, kStepRows>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
   load_dH();
-  if constexpr (kEarlyDE) load_dE();
+  if constexpr (kEarlyDE || kStackH) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
     betas[threadIdx.x] = bt;
@@ -831,7 +838,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 
   // ---- phase 1: ∂Q̂ = s ∂O Hᵀ, ∂P = s tril(∂O Eᵀ), the last-row state term. (∂K̄ = E ∂H⁺ᵀ waits for
   // phase 5, where its ∂G part is added after the reverse cumsum.)
-  {
+  if constexpr (!kStackH) {
     float acc[1][NTK][4];
     if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, dOs, Hb, nK);
@@ -888,7 +895,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   phase_mark(p.phase_cycles, 1);
 
   // ---- phase 2: ∂W = −∂E Hᵀ, R_U = 𝒯ᵀ ∂E (= ∂Y_U), ∂v, ∂ω, ∂β from ω; baseline: ∂𝒯 of the V half.
-  if constexpr (!L::kOwnDE && !kEarlyDE) load_dE();
+  if constexpr (!L::kOwnDE && !kEarlyDE && !kStackH) load_dE();
   // v and w (GDN2) straight from global memory into registers in R_U's fragment layout (column
   // pairs as one 4-byte load), issued before this phase's products so that their latency hides
   // behind them: read after the products, the loads stood exposed at the end of the phase.
@@ -907,7 +914,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       }
     }
   }
-  if constexpr (!kEarlyDE) tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
+  if constexpr (!kEarlyDE && !kStackH) tiles_landed<kSW>();  // (∂E for phase 2's ∂W)
   auto load_WU = [&] {
     if constexpr (kWgDA) {
       async_tile_sw128<kChunk, K, NT, kStepRows>(Ws, p.W + baseK, strideK, len);
@@ -956,7 +963,23 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         }
       }
     }
-    if constexpr (kStageDV) {
+    if constexpr (kStackH) {
+      // ∂v waits in registers: S5 still holds ∂E for the other warps' R_U products.
+      if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
+      frag_store_bf16(acc, RUb, VP, m0, nV);
+      __syncthreads();  // R_U is complete and ∂E (S5) read: S5 takes ∂v
+      frag_store_bf16(out, dvst, VP, m0, nV);
+      // [s ∂O; −R_U] Hᵀ: H's fragments loaded once for ∂Q̂ and R_W, both scaled by Γ.
+      float aq[1][NTK][4], aw[1][NTK][4];
+      frag_zero(aq);
+      frag_zero(aw);
+      warp_mma_pair<NTK, Lay::RowMajor, Lay::ColMajor>(aq, aw, dOs, RUb, VP, Hb, VP, m0, nK, 0, V);
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
+        const float gm = Gam(r, d, e);
+        dq[0][j][e] += gm * (p.scale * aq[0][j][e]);
+        db[0][j][e] -= gm * aw[0][j][e];
+      });
+    } else if constexpr (kStageDV) {
       if constexpr (!kStageS5) __syncthreads();  // every warp's ∂W product has read H: S1 takes ∂v (and ∂w)
       // GDN2: every R_U product has read ∂E (S5), so b travels from here, not from phase 3.
       if constexpr (VAR == kGDN2 && kEarlyDE) load_tile<kChunk, K, NT, kStepRows>(bsm, KP, p.b + baseK, strideK, len);
@@ -968,11 +991,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     }
     if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
-    if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
-    if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
-    else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
+    if constexpr (!kStackH) {
+      if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
+      if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
+      else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
+    }
   }
-  if constexpr (kRW3) {  // R_W = −R_U Hᵀ
+  if constexpr (kRW3 && !kStackH) {  // R_W = −R_U Hᵀ
     if constexpr (kWgDA) wg::fence_smem_writes();
     __syncthreads();  // R_U is complete (and ∂E, in S4, read)
     float rw[1][NTK][4];

@@ -536,6 +536,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXPF + 2000 (KDA's E-form kernel): phase 1's ∂Q̂ = s ∂O Hᵀ taken with phase 2's R_W = −R_U Hᵀ in
   // one k-loop over H's fragments (kStackH, said at phase 2).
   constexpr bool kStackH = (EXPF / 1000) & 2;
+  // EXPF + 4000 (with kStackH): phase 1's ∂P = s ∂O Eᵀ taken with phase 3's ∂A = −R_U Eᵀ in one
+  // k-loop over E's fragments (kStackP, said at phase 3).
+  constexpr bool kStackP = (EXPF / 1000) & 4;
+  static_assert(!kStackP || kStackH, "kStackP keeps ∂O to phase 3: kStackH's slots");
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -852,17 +856,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * gm * x;
     });
   }
-  cp_async_wait<1>();
-  if constexpr (kSW) wg::fence_smem_writes();
-  __syncthreads();  // E has landed
-  {
-    float acc[1][NTC][4];
-    if constexpr (kSW) {  // every column block (gated_entry keeps r > cc)
-      wg_fragment<NTC, V, kChunk>(acc, dOs, Es, cn0);
-    } else {
-      frag_zero(acc);
-      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
-    }
+  // s ∂P_ii and the masked s ∂P (shared by phase 1 and kStackP's phase 3).
+  auto dP_epilogue = [&](float (&acc)[1][NTC][4]) {
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
     frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
@@ -870,6 +865,19 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       x = gated_entry<VAR, K>(p.scale * x, Gs, r, cc, r > cc);
     });
     frag_store_bf16(acc, dPb, kCP, cm0, cn0);
+  };
+  if constexpr (!kStackP) {
+    cp_async_wait<1>();
+    if constexpr (kSW) wg::fence_smem_writes();
+    __syncthreads();  // E has landed
+    float acc[1][NTC][4];
+    if constexpr (kSW) {  // every column block (gated_entry keeps r > cc)
+      wg_fragment<NTC, V, kChunk>(acc, dOs, Es, cn0);
+    } else {
+      frag_zero(acc);
+      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
+    }
+    dP_epilogue(acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // k, 𝒯 and ∂H⁺ have landed
@@ -1053,7 +1061,16 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // ∂A = −stril(R_U Eᵀ) (column tiles above the diagonal block are masked: skipped), by warp
     // products for every variant: DeltaNet's and GDN's on warpgroups spilled (kEForm says).
     constexpr int kLdRE = kSW ? -kChunk : VP;  // R_U's and E's (−rows: swizzled)
-    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, kLdRE, Es, kLdRE, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
+    if constexpr (kStackP) {
+      // [s ∂O; R_U] Eᵀ: E's fragments loaded once for ∂P and ∂A, both masked to i > j (∂P's
+      // diagonal aside), so the column blocks above the diagonal block are skipped for both.
+      float aP[1][NTC][4];
+      frag_zero(aP);
+      warp_mma_pair<NTC, Lay::RowMajor, Lay::ColMajor>(aP, dA, dOs, RUb, VP, Es, VP, cm0, cn0, 0, V, cm0 + kBlock);
+      dP_epilogue(aP);
+    } else {
+      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, kLdRE, Es, kLdRE, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
+    }
   } else if constexpr (kWgDA) {
     wg::fence_smem_writes();  // R_W, R_U and this thread's landed W, U, for wgmma's async proxy
     __syncthreads();

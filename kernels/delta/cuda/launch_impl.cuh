@@ -468,7 +468,8 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
 // one to a variant). Open: `stackh` (KDA's ReWY kernel at K = V = 128: phase 1's ∂Q̂ = s ∂O Hᵀ
-// taken with phase 2's R_W = −R_U Hᵀ in one k-loop, chunk_bwd.cuh's kStackH; not yet run).
+// taken with phase 2's R_W = −R_U Hᵀ in one k-loop, chunk_bwd.cuh's kStackH) and `stackhp` (that
+// and phase 1's ∂P = s ∂O Eᵀ taken with phase 3's ∂A, kStackP); neither run yet.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -534,6 +535,9 @@ void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)  // ∂Q̂ and R_W in one k-loop (kStackH)
     if (warps == 16 && experiment("stackh", VAR))
       return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 2000>(p, s, beside);
+  if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)  // and ∂P with ∂A (kStackP)
+    if (warps == 16 && experiment("stackhp", VAR))
+      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 6000>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -1,5 +1,6 @@
 // Does compute-sanitizer's racecheck accept wy_prep's overlapped barrier pattern? Not part of the
-// build: a standalone check for the question left open on 2026-12-01 (NOTES.md).
+// build: a standalone check for the question left open on 2026-12-01 (docs/notes-history.md,
+// the seventeenth and eighteenth sessions).
 //
 //   nvcc -gencode=arch=compute_90a,code=sm_90a -lineinfo -o /tmp/nbr tests/repro/named_barrier_racecheck.cu
 //   compute-sanitizer --tool racecheck --error-exitcode 1 /tmp/nbr        # PATTERN 0, 1, 2 as argv[1]

@@ -533,13 +533,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr int EXP = EXPF % 100;
   constexpr bool kEForm = kGradEForm<REWY, EXPF>;
   constexpr bool kOnePack = (EXPF / 1000) & 1;
-  // EXPF + 2000 (KDA's E-form kernel): phase 1's ∂Q̂ = s ∂O Hᵀ taken with phase 2's R_W = −R_U Hᵀ in
-  // one k-loop over H's fragments (kStackH, said at phase 2).
+  // EXPF + 2000: ∂Q̂ = s ∂O Hᵀ taken in one k-loop over H's fragments with KDA's R_W = −R_U Hᵀ in
+  // phase 2 (kStackH, said there) or GDN2's ∂W = −∂E Hᵀ in phase 1 (its ∂E lands there already).
   constexpr bool kStackH = (EXPF / 1000) & 2;
   // EXPF + 4000 (with kStackH): phase 1's ∂P = s ∂O Eᵀ taken with phase 3's ∂A = −R_U Eᵀ in one
   // k-loop over E's fragments (kStackP, said at phase 3).
   constexpr bool kStackP = (EXPF / 1000) & 4;
-  static_assert(!kStackP || kStackH, "kStackP keeps ∂O to phase 3: kStackH's slots");
+  static_assert(!kStackP || (kStackH && VAR == kKDA), "kStackP keeps ∂O to phase 3: KDA's kStackH slots");
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -608,7 +608,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // phase 5's E (0.997x KDA, 1.005x GDN2) or ∂H⁺ (KDA 0.995x) loaded at phase 4's start, and
   // DeltaNet's prologue without ∂H⁺ (1.004x) (same call).
   constexpr bool kEarlyDE = REWY && VAR == kGDN2 && EXP == 17;
-  // kStackH: ∂O stays in S4 to phase 2, so ∂E loads into S5 with the prologue's last group, and ∂v
+  // kStackH (KDA): ∂O stays in S4 to phase 2, so ∂E loads into S5 with the prologue's last group, and ∂v
   // is staged there once every R_U product has read ∂E.
   // NT threads: 4 row blocks of 16 × NT / 128 column groups of warps. 16 warps halve every warp's
   // tiles and the accumulators that live across phases, and give each scheduler four warps where
@@ -701,8 +701,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
   bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
-  static_assert(!kStackH || (VAR == kKDA && kEForm && kRW3 && kStageS5 && kFac && !kSW && !L::kOwnDE),
-                "kStackH: KDA's E-form kernel with ∂v staged in S5");
+  static_assert(!kStackH || (VAR == kKDA && kEForm && kRW3 && kStageS5 && kFac && !kSW && !L::kOwnDE) ||
+                    (VAR == kGDN2 && kEarlyDE && !kRW3 && kFac && !kSW),
+                "kStackH: KDA's E-form kernel with ∂v staged in S5, or GDN2's with ∂E early in S5");
+  constexpr bool kStackW = kStackH && VAR == kGDN2;  // phase 1's [s ∂O; ∂E] Hᵀ
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -881,6 +883,15 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   cp_async_wait<0>();
   __syncthreads();  // k, 𝒯 and ∂H⁺ have landed
+  // kStackW: ∂E Hᵀ waits in registers until phase 1's barrier frees S4 (∂O's) for ∂W.
+  [[maybe_unused]] float eh[1][kStackW ? NTK : 1][4];
+  if constexpr (kStackW) {
+    float aq[1][NTK][4];
+    frag_zero(aq);
+    frag_zero(eh);
+    warp_mma_pair<NTK, Lay::RowMajor, Lay::ColMajor>(aq, eh, dOs, dEs, VP, Hb, VP, m0, nK, 0, V);
+    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { dq[0][j][e] += Gam(r, d, e) * (p.scale * aq[0][j][e]); });
+  }
   if constexpr (VTr::gated) {  // e^γ ⊙ Σ_v H ⊙ ∂H⁺ (row d of the state)
     // A thread sums one part of a row with 16-byte loads (consecutive threads: consecutive rows,
     // free of bank conflicts). A warp per row with a shuffle reduction after each was a chain of
@@ -943,7 +954,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
   };
-  if constexpr (!kRW3) {
+  if constexpr (kStackW) {
+    frag_for_each(eh, m0, nK, [&](int, int, float& x) { x = -x; });
+    frag_store_bf16(eh, dWb, KP, m0, nK);
+  } else if constexpr (!kRW3) {
     float acc[1][NTK][4];
     minus_times_Ht(acc, dEs);
     frag_store_bf16(acc, dWb, KP, m0, nK);
@@ -971,7 +985,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         }
       }
     }
-    if constexpr (kStackH) {
+    if constexpr (kStackH && !kStackW) {
       // ∂v waits in registers: S5 still holds ∂E for the other warps' R_U products.
       if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
       frag_store_bf16(acc, RUb, VP, m0, nV);
@@ -999,13 +1013,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     }
     if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
-    if constexpr (!kStackH) {
+    if constexpr (!kStackH || kStackW) {
       if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
       if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
       else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
     }
   }
-  if constexpr (kRW3 && !kStackH) {  // R_W = −R_U Hᵀ
+  if constexpr (kRW3 && !(kStackH && !kStackW)) {  // R_W = −R_U Hᵀ
     if constexpr (kWgDA) wg::fence_smem_writes();
     __syncthreads();  // R_U is complete (and ∂E, in S4, read)
     float rw[1][NTK][4];

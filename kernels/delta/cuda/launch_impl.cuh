@@ -467,9 +467,10 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `stackh` (KDA's ReWY kernel at K = V = 128: phase 1's ∂Q̂ = s ∂O Hᵀ
-// taken with phase 2's R_W = −R_U Hᵀ in one k-loop, chunk_bwd.cuh's kStackH) and `stackhp` (that
-// and phase 1's ∂P = s ∂O Eᵀ taken with phase 3's ∂A, kStackP); neither run yet.
+// one to a variant). Open: `stackh` (KDA's and GDN2's ReWY kernels at K = V = 128: ∂Q̂ = s ∂O Hᵀ
+// taken in one k-loop with KDA's R_W = −R_U Hᵀ in phase 2 or GDN2's ∂W = −∂E Hᵀ in phase 1,
+// chunk_bwd.cuh's kStackH) and `stackhp` (KDA: that and phase 1's ∂P = s ∂O Eᵀ taken with phase
+// 3's ∂A, kStackP); neither run yet.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -532,7 +533,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // docs/measurements/2026-12-03-s38/call3/): removed.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)  // ∂Q̂ and R_W in one k-loop (kStackH)
+  if constexpr ((VAR == kKDA || VAR == kGDN2) && REWY && K == 128 && V == 128)  // ∂Q̂ with R_W or ∂W (kStackH)
     if (warps == 16 && experiment("stackh", VAR))
       return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 2000>(p, s, beside);
   if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)  // and ∂P with ∂A (kStackP)

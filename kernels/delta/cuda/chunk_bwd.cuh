@@ -704,7 +704,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   static_assert(!kStackH || (VAR == kKDA && kEForm && kRW3 && kStageS5 && kFac && !kSW && !L::kOwnDE) ||
                     (VAR == kGDN2 && kEarlyDE && !kRW3 && kFac && !kSW),
                 "kStackH: KDA's E-form kernel with ∂v staged in S5, or GDN2's with ∂E early in S5");
-  constexpr bool kStackW = kStackH && VAR == kGDN2;  // phase 1's [s ∂O; ∂E] Hᵀ
+  constexpr bool kStackW = kStackH && VAR == kGDN2;   // GDN2: phase 1's [s ∂O; ∂E] Hᵀ
+  constexpr bool kStackRW = kStackH && VAR == kKDA;   // KDA: phase 2's [s ∂O; −R_U] Hᵀ
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -985,7 +986,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         }
       }
     }
-    if constexpr (kStackH && !kStackW) {
+    if constexpr (kStackRW) {
       // ∂v waits in registers: S5 still holds ∂E for the other warps' R_U products.
       if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
       frag_store_bf16(acc, RUb, VP, m0, nV);
@@ -1013,13 +1014,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     }
     if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
-    if constexpr (!kStackH || kStackW) {
+    if constexpr (!kStackRW) {
       if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
       if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
       else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
     }
   }
-  if constexpr (kRW3 && !(kStackH && !kStackW)) {  // R_W = −R_U Hᵀ
+  if constexpr (kRW3 && !kStackRW) {  // R_W = −R_U Hᵀ
     if constexpr (kWgDA) wg::fence_smem_writes();
     __syncthreads();  // R_U is complete (and ∂E, in S4, read)
     float rw[1][NTK][4];
@@ -1130,6 +1131,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
   if constexpr (kEarlyDH) load_dH();
   if constexpr (kEarlyE) load_E();
+  // Channel gates: the row contractions' rescaling of output (r, d) out of block I's frame,
+  // e^{G_rd − G_ref(I) d}, and the column contractions' out of block J's, e^{G_ref(J) d − G_rd}.
+  [[maybe_unused]] auto row_scale = [&](int I, int r, int d, int e) {
+    return exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+  };
+  [[maybe_unused]] auto col_scale = [&](int J, int r, int d, int e) {
+    return exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
+  };
   if constexpr (!VTr::vec_gate) {
     for_each_row_octet<kChunk, K, NT>([&](int i, int d0) {  // (β ⊙ K) for D^c
       float x[8];
@@ -1279,7 +1288,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor>(acc2, dPb, kCP, kc_lo, KP, m0, nK, kBlock * B, kBlock * (B + 1));
     }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float f = exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
+      const float f = row_scale(I, r, d, e);
       db[0][j][e] += acc[0][j][e] * f;
       dq[0][j][e] += acc2[0][j][e] * f;
     });
@@ -1293,7 +1302,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor>(acc, dPb, kCP, rcq, KP, m0, nK, kBlock * B, kBlock * (B + 1));
     }
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      dk[0][j][e] += acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
+      dk[0][j][e] += acc[0][j][e] * col_scale(J, r, d, e);
     });
   } else {
     const int I = warp & 3;  // this warp's row block: its m0 = 16 I
@@ -1312,10 +1321,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     __syncthreads();
     phase_mark(p.phase_cycles, 7);  // phase 4's packed build, apart from its contractions
     const int64_t KCI = int64_t(packed_row_offset(I)) * KP;
-    // The row contractions' rescaling of output (r, d): e^{G_rd − G_ref(I) d}.
-    auto row_scale = [&](int r, int d, int e) {
-      return exp_ftz(at_f32(Gs + r * GL, d, e) - at_f32(Gs + block_ref_row(I) * GL, d, e));
-    };
     float acc[1][NTK][4];
     // KDA: D^r (∂A against KC_I) and D^r_P's first term (∂P against KC_I) in one k-loop, KC_I's
     // fragments loaded once for both, one exponential and one epilogue for the two: ReWY kernel
@@ -1332,14 +1337,14 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       // Both rescaled by the same e^{G_i − G_ref(I)}: one exponential for the two (8k a CTA fewer).
       if constexpr (kFac) {
         tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-          const float f = row_scale(r, d, e);
+          const float f = row_scale(I, r, d, e);
           db[0][j][e] += acc[0][j][e] * f;
           dq[0][j][e] += acc2[0][j][e] * f;
         });
       } else {
         float rs0 = 0.f, rs1 = 0.f;
         tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-          const float f = row_scale(r, d, e);
+          const float f = row_scale(I, r, d, e);
           const float v = acc[0][j][e] * f, w = acc2[0][j][e] * f;
           const float co = bco(r, d, e), kk = kv(r, d, e);
           dk[0][j][e] += co * v;
@@ -1353,11 +1358,11 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_zero(acc);  // D^r rows of block I: ∂A[I, :16(I+1)] · KC_I, rescaled by e^{G_i − G_ref(I)}
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
       if constexpr (kFac) {
-        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { db[0][j][e] += acc[0][j][e] * row_scale(r, d, e); });
+        tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { db[0][j][e] += acc[0][j][e] * row_scale(I, r, d, e); });
       } else {
         float rs0 = 0.f, rs1 = 0.f;
         tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-          const float x = acc[0][j][e] * row_scale(r, d, e);
+          const float x = acc[0][j][e] * row_scale(I, r, d, e);
           const float co = bco(r, d, e), kk = kv(r, d, e);
           dk[0][j][e] += co * x;
           add_db(j, e, kk * x, rs0, rs1);
@@ -1371,7 +1376,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed + KCI, KP, m0, nK, 0, kBlock * (I + 1));
       warp_mma<1, NTK, Lay::RowMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + KCI, KP, m0, nK, 0, kBlock * (I + 1));
       tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-        const float x = acc[0][j][e] * row_scale(r, d, e);
+        const float x = acc[0][j][e] * row_scale(I, r, d, e);
         dq[0][j][e] += x;
         if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * x;
       });
@@ -1394,7 +1399,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dAb, kCP, packed + RCJ, KP, m0, nK, kBlock * J, kChunk);
     warp_mma<1, NTK, Lay::ColMajor, Lay::RowMajor, kPrefetch>(acc, dPb, kCP, packed2 + RCJ, KP, m0, nK, kBlock * J, kChunk);
     tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) {
-      const float x = acc[0][j][e] * exp_ftz(at_f32(Gs + block_ref_row(J) * GL, d, e) - at_f32(Gs + r * GL, d, e));
+      const float x = acc[0][j][e] * col_scale(J, r, d, e);
       dk[0][j][e] += x;
       if constexpr (!kFac) dG[0][j][e] -= kv(r, d, e) * x;
     });

@@ -533,13 +533,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   constexpr int EXP = EXPF % 100;
   constexpr bool kEForm = kGradEForm<REWY, EXPF>;
   constexpr bool kOnePack = (EXPF / 1000) & 1;
-  // EXPF + 2000: ∂Q̂ = s ∂O Hᵀ taken in one k-loop over H's fragments with KDA's R_W = −R_U Hᵀ in
-  // phase 2 (kStackH, said there) or GDN2's ∂W = −∂E Hᵀ in phase 1 (its ∂E lands there already).
+  // EXPF + 2000 (KDA's ReWY default at K = V = 128, 3127): ∂Q̂ = s ∂O Hᵀ taken in one k-loop over
+  // H's fragments with R_W = −R_U Hᵀ in phase 2 (kStackH, said there).
   constexpr bool kStackH = (EXPF / 1000) & 2;
-  // EXPF + 4000 (with kStackH): phase 1's ∂P = s ∂O Eᵀ taken with phase 3's ∂A = −R_U Eᵀ in one
-  // k-loop over E's fragments (kStackP, said at phase 3).
-  constexpr bool kStackP = (EXPF / 1000) & 4;
-  static_assert(!kStackP || (kStackH && VAR == kKDA), "kStackP keeps ∂O to phase 3: KDA's kStackH slots");
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -688,7 +684,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   static_assert(!kStageDV || (REWY && kEarlyWU && !kSW && L::S1_bytes >= 2 * L::tile_v),
                 "∂v staging: ReWY with W and U in S2, so that S1 is free between ∂W and R_W");
   constexpr bool kStageS5 = kStageDV && kRW3;  // ∂v staged in S5 (H in S1 is still read)
-  // kEForm (EXPF = EXP + 100; the ReWY defaults at K = V = 128: 125, 126, 1127, 1117): W and U
+  // kEForm (EXPF = EXP + 100; the ReWY defaults at K = V = 128: 125, 126, 3127, 1117): W and U
   // enter the backward only through E = U − WH, so R_W Wᵀ + R_U Uᵀ = R_U (U − WH)ᵀ (R_W = 𝒯ᵀ∂W =
   // −R_U Hᵀ): ∂A = −stril(R_U Eᵀ), one C×V×C product in place of two, W and U never loaded, R_W
   // never stored. R_U takes S2 (W's and U's slot), so E stays in S3 from phase 1 to phase 3. KDA's
@@ -701,11 +697,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // R_W's tile: S5 (∂W's) on warpgroups, S4 (∂E's) by warp products, else S1 (H is then dead).
   bf16_t* RWb = reinterpret_cast<bf16_t*>(kWgDA ? S5 : kRW3 ? S4 : kEarlyWU ? S1 : S2);
   bf16_t* dvst = reinterpret_cast<bf16_t*>(kStageS5 ? S5 : S1);
-  static_assert(!kStackH || (VAR == kKDA && kEForm && kRW3 && kStageS5 && kFac && !kSW && !L::kOwnDE) ||
-                    (VAR == kGDN2 && kEarlyDE && !kRW3 && kFac && !kSW),
-                "kStackH: KDA's E-form kernel with ∂v staged in S5, or GDN2's with ∂E early in S5");
-  constexpr bool kStackW = kStackH && VAR == kGDN2;   // GDN2: phase 1's [s ∂O; ∂E] Hᵀ
-  constexpr bool kStackRW = kStackH && VAR == kKDA;   // KDA: phase 2's [s ∂O; −R_U] Hᵀ
+  // kStackH: phase 2's [s ∂O; −R_U] Hᵀ. KDA's kernel 685.7 -> 658.5 us at shape 0, Recompute
+  // backward 1.031x (worst 1.028x); GDN2's with ∂Q̂ beside phase 1's ∂W = −∂E Hᵀ gave 1.001x, and
+  // KDA's with phase 1's ∂P = s ∂O Eᵀ also beside phase 3's ∂A = −R_U Eᵀ 1.026x (H200, 2026-12-03,
+  // `VARIANTS=kda,gdn2 SETS='stackh@kda,gdn2 stackhp@kda' LIMIT_S=570 bash scripts/device-decide.sh`):
+  // removed.
+  static_assert(!kStackH || (VAR == kKDA && kEForm && kRW3 && kStageS5 && kFac && !kSW && !L::kOwnDE),
+                "kStackH: KDA's E-form kernel with ∂v staged in S5");
   bf16_t* dwst = reinterpret_cast<bf16_t*>(S1 + L::tile_v);
 
   // The overlapped backward: CTAs take chunks in the order the state passes finish them.
@@ -859,7 +857,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * gm * x;
     });
   }
-  // s ∂P_ii and the masked s ∂P (shared by phase 1 and kStackP's phase 3).
+  // s ∂P_ii and the masked s ∂P.
   auto dP_epilogue = [&](float (&acc)[1][NTC][4]) {
     // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
     // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
@@ -869,7 +867,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     });
     frag_store_bf16(acc, dPb, kCP, cm0, cn0);
   };
-  if constexpr (!kStackP) {
+  {
     cp_async_wait<1>();
     if constexpr (kSW) wg::fence_smem_writes();
     __syncthreads();  // E has landed
@@ -884,15 +882,6 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   }
   cp_async_wait<0>();
   __syncthreads();  // k, 𝒯 and ∂H⁺ have landed
-  // kStackW: ∂E Hᵀ waits in registers until phase 1's barrier frees S4 (∂O's) for ∂W.
-  [[maybe_unused]] float eh[1][kStackW ? NTK : 1][4];
-  if constexpr (kStackW) {
-    float aq[1][NTK][4];
-    frag_zero(aq);
-    frag_zero(eh);
-    warp_mma_pair<NTK, Lay::RowMajor, Lay::ColMajor>(aq, eh, dOs, dEs, VP, Hb, VP, m0, nK, 0, V);
-    tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { dq[0][j][e] += Gam(r, d, e) * (p.scale * aq[0][j][e]); });
-  }
   if constexpr (VTr::gated) {  // e^γ ⊙ Σ_v H ⊙ ∂H⁺ (row d of the state)
     // A thread sums one part of a row with 16-byte loads (consecutive threads: consecutive rows,
     // free of bank conflicts). A warp per row with a shuffle reduction after each was a chain of
@@ -955,10 +944,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     frag_for_each(acc, m0, nK, [&](int, int, float& x) { x = -x; });
   };
-  if constexpr (kStackW) {
-    frag_for_each(eh, m0, nK, [&](int, int, float& x) { x = -x; });
-    frag_store_bf16(eh, dWb, KP, m0, nK);
-  } else if constexpr (!kRW3) {
+  if constexpr (!kRW3) {
     float acc[1][NTK][4];
     minus_times_Ht(acc, dEs);
     frag_store_bf16(acc, dWb, KP, m0, nK);
@@ -986,7 +972,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
         }
       }
     }
-    if constexpr (kStackRW) {
+    if constexpr (kStackH) {
       // ∂v waits in registers: S5 still holds ∂E for the other warps' R_U products.
       if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
       frag_store_bf16(acc, RUb, VP, m0, nV);
@@ -1014,13 +1000,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_store_global(out, p.dv + baseV, strideV, m0, nV, len);
     }
     if constexpr (VAR == kGDN2 && !kStageDV) frag_store_global(rsum, p.dw + baseV, strideV, m0, nV, len);
-    if constexpr (!kStackRW) {
+    if constexpr (!kStackH) {
       if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
       if constexpr (kWgDA) frag_store_bf16_sw<kChunk>(acc, RUb, m0, nV);
       else if constexpr (REWY) frag_store_bf16(acc, RUb, VP, m0, nV);
     }
   }
-  if constexpr (kRW3 && !kStackRW) {  // R_W = −R_U Hᵀ
+  if constexpr (kRW3 && !kStackH) {  // R_W = −R_U Hᵀ
     if constexpr (kWgDA) wg::fence_smem_writes();
     __syncthreads();  // R_U is complete (and ∂E, in S4, read)
     float rw[1][NTK][4];
@@ -1076,16 +1062,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     // ∂A = −stril(R_U Eᵀ) (column tiles above the diagonal block are masked: skipped), by warp
     // products for every variant: DeltaNet's and GDN's on warpgroups spilled (kEForm says).
     constexpr int kLdRE = kSW ? -kChunk : VP;  // R_U's and E's (−rows: swizzled)
-    if constexpr (kStackP) {
-      // [s ∂O; R_U] Eᵀ: E's fragments loaded once for ∂P and ∂A, both masked to i > j (∂P's
-      // diagonal aside), so the column blocks above the diagonal block are skipped for both.
-      float aP[1][NTC][4];
-      frag_zero(aP);
-      warp_mma_pair<NTC, Lay::RowMajor, Lay::ColMajor>(aP, dA, dOs, RUb, VP, Es, VP, cm0, cn0, 0, V, cm0 + kBlock);
-      dP_epilogue(aP);
-    } else {
-      warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, kLdRE, Es, kLdRE, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
-    }
+    warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetch>(dA, RUb, kLdRE, Es, kLdRE, cm0, cn0, 0, V, kTriP3 ? cm0 + kBlock : kAllColumns);
   } else if constexpr (kWgDA) {
     wg::fence_smem_writes();  // R_W, R_U and this thread's landed W, U, for wgmma's async proxy
     __syncthreads();

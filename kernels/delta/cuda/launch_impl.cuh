@@ -432,9 +432,12 @@ inline constexpr int kGradWg = VAR == kDeltaNet ? 3 : VAR == kGDN ? 9 : VAR == k
 // `VARIANTS=kda,gdn2 SETS='onepack@kda,gdn2' LIMIT_S=570 bash scripts/device-decide.sh`,
 // docs/measurements/2026-12-03-s38/call1/). Other K, V keep the packed per-block operands (K = 128,
 // V = 64 has no room for the four one-row tiles in S1-S2).
+// KDA's ReWY kernel at K = V = 128 takes ∂Q̂ = s ∂O Hᵀ in phase 2's k-loop beside R_W = −R_U Hᵀ
+// (EXP + 2000, chunk_bwd.cuh's kStackH; 3127): Recompute backward 1.031x (worst 1.028x), grad_chunk
+// at shape 0 685.7 -> 658.5 us (H200, 2026-12-03, experiment `stackh`, docs/measurements/2026-12-03-s39/call1/).
 template <int VAR, int K, int V, bool REWY>
 inline constexpr int kGradExp =
-    VT<VAR>::vec_gate ? (K == 128 && V == 128 ? 1000 + (REWY ? (VAR == kKDA ? 127 : 117) : kGradWg<VAR>) : kGradWg<VAR>)
+    VT<VAR>::vec_gate ? (K == 128 && V == 128 ? 1000 + (REWY ? (VAR == kKDA ? 2127 : 117) : kGradWg<VAR>) : kGradWg<VAR>)
     : REWY            ? (VAR == kDeltaNet ? 25 : 26) + (K == 128 && V == 128 ? 100 : 0)
                       : kGradWg<VAR>;
 
@@ -467,10 +470,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // Experiments go here (16 warps only: every instantiation lengthens the variant's translation
 // unit, the build's critical path): `if (warps == 16 && experiment("name", VAR)) return
 // launch_grad_threads<VAR, K, V, REWY, 512, EXP>(p, s, beside);` (REWY_EXPERIMENTS=name:kda scopes
-// one to a variant). Open: `stackh` (KDA's and GDN2's ReWY kernels at K = V = 128: ∂Q̂ = s ∂O Hᵀ
-// taken in one k-loop with KDA's R_W = −R_U Hᵀ in phase 2 or GDN2's ∂W = −∂E Hᵀ in phase 1,
-// chunk_bwd.cuh's kStackH) and `stackhp` (KDA: that and phase 1's ∂P = s ∂O Eᵀ taken with phase
-// 3's ∂A, kStackP); neither run yet.
+// one to a variant). None open.
 // (The experiments wgp1 and wgp2, EXP 2 and 3 for every variant, measured above, were removed in
 // the twenty-sixth session, and EXP 2 with them. EXP 4, phase 5's ∂K̄ alone on warpgroups, experiment wgp5: KDA's phase
 // 5 6447 -> 5538 cycles, but its phases 1 and 4, unchanged, slower at the register cap; kernel
@@ -530,15 +530,12 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // fragments by shuffles across the row groups, the row blocks' column totals through S3, ∂g stored
 // as float2 from the fragments, no fp32 ∂G or K̄ ⊙ ∂K̄ tile; no spill, tests and sanitizers clean)
 // lost: Recompute backward KDA 0.968x, GDN2 0.970x, baseline 0.988x / 0.989x (H200, 2026-12-03,
-// docs/measurements/2026-12-03-s38/call3/): removed.
+// docs/measurements/2026-12-03-s38/call3/): removed. `stackh` won for KDA (EXP + 2000, kGradExp
+// above); GDN2's (∂Q̂ = s ∂O Hᵀ beside phase 1's ∂W = −∂E Hᵀ) gave 1.001x and KDA's `stackhp` (with
+// phase 1's ∂P = s ∂O Eᵀ beside phase 3's ∂A = −R_U Eᵀ too) 1.026x, below stackh's 1.031x (H200,
+// 2026-12-03, docs/measurements/2026-12-03-s39/call1/): removed.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
-  if constexpr ((VAR == kKDA || VAR == kGDN2) && REWY && K == 128 && V == 128)  // ∂Q̂ with R_W or ∂W (kStackH)
-    if (warps == 16 && experiment("stackh", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 2000>(p, s, beside);
-  if constexpr (VAR == kKDA && REWY && K == 128 && V == 128)  // and ∂P with ∂A (kStackP)
-    if (warps == 16 && experiment("stackhp", VAR))
-      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 6000>(p, s, beside);
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -57,8 +57,9 @@ def kernels(op):
          ["W", "U", "gexp"] + (["Qg", "Qlo", "rows"] if scalar else copies + (["Qlo"] if gated else []))),
         ("state_fwd (replay)", "bwd", ["W"] + (["k_in", "rows"] if scalar else [kb]) + ["U", "gexp"], ["Hs", "E"]),
         ("state_bwd", "bwd", ["W", qh, "P", "dO", "gexp"] + kb_bwd + (["Qlo"] if gated else []), ["dHs", "dE"]),
-        # ReWY: W and U re-read; E and ∂H⁺ read twice (phase 1 and phase 5)
-        ("grad_chunk", "bwd", ["q", "k", "g", "T", "Hs", "dHs", "E", "dO", "dE", "W", "U", "v", "coef", "E", "dHs"],
+        # ReWY at K = V = 128 (∂A = −stril(R_U Eᵀ), the E-form since the thirty-seventh session): W and
+        # U are not read; E and ∂H⁺ read twice (phase 1 and phase 5)
+        ("grad_chunk", "bwd", ["q", "k", "g", "T", "Hs", "dHs", "E", "dO", "dE", "v", "coef", "E", "dHs"],
          ["dq", "dk", "dv", "dcoef", "dg"]),
     ]
 

@@ -21,10 +21,12 @@ namespace rewy::delta::cuda_impl {
 // ------------------------------------------------------------------------------------------------
 // wy_prep
 
-template <int VAR, int K, int V>
+// FUSED: the fused forward's kernel (wy_prep_kernel's EXP 1), which stores P, 𝒯 and 𝒯 Diag(β) alone.
+template <int VAR, int K, int V, bool FUSED = false>
 struct PrepLayout {
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
+  static_assert(!FUSED || fuses_wu(VAR), "the fused forward's layout: DeltaNet and GDN");
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
   static constexpr size_t tile_v = align16(size_t(kChunk) * VP * 2);
   static constexpr size_t ks = 0;                                                  // bf16 [C][KP] k
@@ -32,24 +34,27 @@ struct PrepLayout {
   static constexpr size_t Gs = qs + tile_k;                                        // f32 [C][kGateLd] or [C]
   static constexpr size_t betas = Gs + align16((kVec ? kChunk * kGateLd<K> : kChunk) * 4);  // f32 [C]
   static constexpr size_t KR = betas + align16(kChunk * 4);  // bf16 [C][KP] row operand, then Y_W
-  static constexpr size_t YU = KR + tile_k;                  // bf16 [C][VP] v, then Y_U
-  static constexpr size_t KR2 = YU + tile_v;                 // bf16 [C][KP] P's second row term (channel gates)
+  static constexpr size_t YU = KR + (FUSED ? 0 : tile_k);    // bf16 [C][VP] v, then Y_U
+  static constexpr size_t KR2 = YU + (FUSED ? 0 : tile_v);   // bf16 [C][KP] P's second row term (channel gates)
   static constexpr size_t bs = KR2 + (kVec ? tile_k : 0);    // bf16 [C][KP] b (GDN2)
   static constexpr size_t ws = bs + (VAR == kGDN2 ? tile_k : 0);  // bf16 [C][VP] w (GDN2)
   static constexpr size_t R2 = ws + (VAR == kGDN2 ? tile_v : 0);  // packed KC; then Tb [C][CP] + Ts f32 [C][C+1]
   static constexpr size_t Ts = R2 + align16(size_t(kChunk) * kCP * 2);
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
                                           align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
-  static constexpr size_t As = R2 + R2_bytes;  // f32 [C][C+1]
+  // FUSED: no Y_W, v or Y_U here, and A takes k's and q's slots once P and A are formed.
+  static constexpr size_t As = FUSED ? ks : R2 + R2_bytes;  // f32 [C][C+1]
   static constexpr size_t As_bytes = align16(size_t(kChunk) * (kChunk + 1) * 4);
+  static_assert(!FUSED || As_bytes <= 2 * tile_k, "A in k's and q's slots");
   static constexpr size_t Tb = R2;  // P staged (bf16 [C][CP]) before the solve, 𝒯 as bf16 after it
   // Channel gates: A's row operand (bf16 [C][KP]) spans As and what follows until A is formed.
-  static constexpr size_t total = As + (kVec ? cmax(As_bytes, tile_k) : As_bytes);
+  static constexpr size_t total = FUSED ? R2 + R2_bytes : As + (kVec ? cmax(As_bytes, tile_k) : As_bytes);
   static_assert(total + kStaticSmem <= 227 * 1024, "wy_prep's shared memory (and the phase clock's) exceeds 227 KB per block");
   // Two CTAs an SM (228 KB, 1 KB reserved per block) for scalar and no gates. Between 3f3841b and
   // f92f7bc the phase clock's 16 bytes tipped them to one, and DeltaNet's and GDN's forward got
   // 32-40% slower.
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
+  static_assert(!FUSED || 3 * (total + kStaticSmem + 1024) <= 228 * 1024, "the fused forward's wy_prep: three CTAs an SM");
 };
 
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]. Blocked: the four 16×16 diagonal
@@ -330,10 +335,17 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
 // EXP: experimental variants (REWY_EXPERIMENTS; launch_prep), 0 in the default kernels (none now).
+// EXP 1 (experiment `prep3`, DeltaNet and GDN): the fused forward's kernel alone, its layout
+// without Y_W, v and Y_U and with A over k and q (PrepLayout's FUSED: 60 KB), three CTAs an SM
+// where the shared kernel fits two (110 KB, 112 registers): the solve is a chain on a few warps,
+// and a third CTA gives the SM other work beside it. (A minimum of 0 emits no .minnctapersm: the
+// other kernels keep their SASS, which .minnctapersm 1 changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
-__global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP == 1 ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  using L = PrepLayout<VAR, K, V>;
+  constexpr bool kFusedOnly = EXP == 1;
+  static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "EXP 1: the fused forward's 8-warp kernel");
+  using L = PrepLayout<VAR, K, V, kFusedOnly>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -357,7 +369,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
   load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   // (The fused forward forms U in the state pass: no v here.)
-  const bool fused = fuses_wu(VAR) && p.Tbeta != nullptr;
+  const bool fused = kFusedOnly || (fuses_wu(VAR) && p.Tbeta != nullptr);
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
   if constexpr (VAR == kGDN2) {
     load_tile<kChunk, K, NT>(bs, KP, p.b + at.baseK, at.strideK, at.len);
@@ -385,7 +397,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
     // (Skipping the column tiles above the diagonal block, masked away below, measured 1-3% slower.)
     frag_zero(accP);
     frag_zero(accA);
-    warp_mma_pair<kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor, true>(accP, accA, qs, ks, KP, ks, KP, warp_m0(),
+    warp_mma_pair<kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor, !kFusedOnly>(accP, accA, qs, ks, KP, ks, KP, warp_m0(),
                                                                               warp_n0<kChunk, NT>(), 0, K);
   }
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
@@ -393,6 +405,7 @@ __global__ void __launch_bounds__(NT) wy_prep_kernel(const DeltaParams p) {
   if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) and the packed KC (under Tb) are read
   // P leaves through Tb's slot (free until 𝒯 is formed) in 16-byte rows, not 4-byte fragment stores.
   frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
+  if constexpr (kFusedOnly) __syncthreads();  // every warp's products have read k and q: As takes their slots
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
     else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);

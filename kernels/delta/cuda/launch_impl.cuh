@@ -234,8 +234,8 @@ template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
   static const std::string name = kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (EXP ? "wy_prep_exp" : "wy_prep"),
                                         VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V>::total>(name, kPrepPhases, p, s,
-                                                                                                     beside, load_only);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V, EXP == 1>::total>(
+      name, kPrepPhases, p, s, beside, load_only);
 }
 
 template <int VAR, int K>
@@ -271,6 +271,9 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
+  if constexpr (fuses_wu(VAR))  // the fused forward's kernel alone, three CTAs an SM (wy_prep_kernel's EXP 1)
+    if (p.Tbeta != nullptr && warps == 8 && experiment("prep3", VAR))
+      return launch_prep_threads<VAR, K, V, kThreads, false, 1>(p, s, beside, load_only);
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s, beside, load_only);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s, beside, load_only);

@@ -52,11 +52,14 @@ def kernels(op):
         ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
         ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
         # the Recompute forward keeps P beside 𝒯: the replay forms no C×C product (q: for Q̂ only)
-        # GDN's replay: no K̄, the row gates instead (fused_gate)
+        # GDN's replay: no K̄, the row gates instead (fused_gate); and no Q̂ or its second term where
+        # state_bwd runs V-slices of 64 or 128 (every benchmark shape: q_from_row_gates in
+        # delta_cuda.cu): state_bwd forms Q̂ from q and the row gates (the replay still loads q)
         ("wy_replay", "bwd", (["q"] if gated else []) + ["k", "v", "coef", "g", "T"],
-         ["W", "U", "gexp"] + (["Qg", "Qlo", "rows"] if scalar else copies + (["Qlo"] if gated else []))),
+         ["W", "U", "gexp"] + (["rows"] if scalar else copies + (["Qlo"] if gated else []))),
         ("state_fwd (replay)", "bwd", ["W"] + (["k_in", "rows"] if scalar else [kb]) + ["U", "gexp"], ["Hs", "E"]),
-        ("state_bwd", "bwd", ["W", qh, "P", "dO", "gexp"] + kb_bwd + (["Qlo"] if gated else []), ["dHs", "dE"]),
+        ("state_bwd", "bwd", ["W"] + (["q_in", "rows"] if scalar else [qh]) + ["P", "dO", "gexp"] + kb_bwd
+         + (["Qlo"] if gated and not scalar else []), ["dHs", "dE"]),
         # ReWY at K = V = 128 (∂A = −stril(R_U Eᵀ), the E-form since the thirty-seventh session): W and
         # U are not read; E and ∂H⁺ read twice (phase 1 and phase 5)
         ("grad_chunk", "bwd", ["q", "k", "g", "T", "Hs", "dHs", "E", "dO", "dE", "v", "coef", "E", "dHs"],

@@ -39,6 +39,8 @@ class DesignFloorTest(unittest.TestCase):
         # grad_chunk reads E and ∂H⁺ twice: keeping them on chip removes both reads
         reads, _ = kernel_bytes("deltanet", "grad_chunk")
         self.assertEqual(kernel_bytes("deltanet", "grad_chunk", drop=("E", "dHs"))[0], reads - 2 * (256 + 512))
+        # GDN's replay writes W, U, e^γ and the row gates (state_bwd forms Q̂ from q and them)
+        self.assertEqual(kernel_bytes("gdn", "wy_replay")[1], 256 + 256 + 4 * 128 / 64 + 8)
         # the E-form (∂A = −stril(R_U Eᵀ)) reads no W and no U
         self.assertEqual(kernel_bytes("kda", "grad_chunk", drop=("W", "U")), kernel_bytes("kda", "grad_chunk"))
 

@@ -857,20 +857,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       if constexpr (!kFac) dG[0][j][e] += qv(r, d, e) * gm * x;
     });
   }
-  // s ∂P_ii and the masked s ∂P.
-  auto dP_epilogue = [&](float (&acc)[1][NTC][4]) {
-    // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
-    // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
-    frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
-      if (r == cc) dPdiag[r] = p.scale * x;
-      x = gated_entry<VAR, K>(p.scale * x, Gs, r, cc, r > cc);
-    });
-    frag_store_bf16(acc, dPb, kCP, cm0, cn0);
-  };
+  cp_async_wait<1>();
+  if constexpr (kSW) wg::fence_smem_writes();
+  __syncthreads();  // E has landed
   {
-    cp_async_wait<1>();
-    if constexpr (kSW) wg::fence_smem_writes();
-    __syncthreads();  // E has landed
     float acc[1][NTC][4];
     if constexpr (kSW) {  // every column block (gated_entry keeps r > cc)
       wg_fragment<NTC, V, kChunk>(acc, dOs, Es, cn0);
@@ -878,7 +868,13 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
       frag_zero(acc);
       warp_mma<1, NTC, Lay::RowMajor, Lay::ColMajor, kPrefetchP1>(acc, dOs, VP, Es, VP, cm0, cn0, 0, V, kTriP1 ? cm0 + kBlock : kAllColumns);
     }
-    dP_epilogue(acc);
+    // The diagonal (decay factor 1) goes straight to ∂q, ∂k in phase 5: its two ∂G terms cancel
+    // exactly, and keeping them out of the contractions keeps ∂G free of that cancellation.
+    frag_for_each(acc, cm0, cn0, [&](int r, int cc, float& x) {
+      if (r == cc) dPdiag[r] = p.scale * x;
+      x = gated_entry<VAR, K>(p.scale * x, Gs, r, cc, r > cc);
+    });
+    frag_store_bf16(acc, dPb, kCP, cm0, cn0);
   }
   cp_async_wait<0>();
   __syncthreads();  // k, 𝒯 and ∂H⁺ have landed

@@ -21,7 +21,10 @@ namespace rewy::delta::cuda_impl {
 // ------------------------------------------------------------------------------------------------
 // wy_prep
 
-// FUSED: the fused forward's kernel (wy_prep_kernel's EXP 1), which stores P, 𝒯 and 𝒯 Diag(β) alone.
+// wy_prep_kernel's EXP for the fused forward's kernel (said there).
+inline constexpr int kPrepFusedExp = 1;
+
+// FUSED: the fused forward's kernel (kPrepFusedExp), which stores P, 𝒯 and 𝒯 Diag(β) alone.
 template <int VAR, int K, int V, bool FUSED = false>
 struct PrepLayout {
   static constexpr int KP = K + 8, VP = V + 8;
@@ -334,17 +337,17 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // (named barrier 1) while the others build the operands, which do not depend on it; then "inv
 // blocks" spans both, and "operands" holds 𝒯's conversion alone. KDA's solve takes 1.4k -> 4.6k
 // cycles beside the builders, the whole 8.2k -> 7.5k (H200, 2026-12-01).
-// EXP 0, or 1: DeltaNet's and GDN's fused forward where wy_prep runs alone (launch_prep says when
+// EXP 0, or kPrepFusedExp (1): DeltaNet's and GDN's fused forward where wy_prep runs alone (launch_prep says when
 // and what it measured), the fused path alone, its layout without Y_W, v and Y_U and with A over k
 // and q (PrepLayout's FUSED: 60 KB, 79-80 registers, the P,A k-loop without the fragment prefetch,
 // with which it spilled), three CTAs an SM where the shared kernel fits two (110 KB, 112
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
-__global__ void __launch_bounds__(NT, (EXP == 1 ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kFusedOnly = EXP == 1;
-  static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "EXP 1: the fused forward's 8-warp kernel");
+  constexpr bool kFusedOnly = EXP == kPrepFusedExp;
+  static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
   using L = PrepLayout<VAR, K, V, kFusedOnly>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];

@@ -232,10 +232,11 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 
 template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
+  constexpr bool kFused = EXP == kPrepFusedExp;
   static const std::string name =
-      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (EXP == 1 ? "wy_prep_fused" : EXP ? "wy_prep_exp" : "wy_prep"),
+      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (kFused ? "wy_prep_fused" : EXP ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V, EXP == 1>::total>(
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V, kFused>::total>(
       name, kPrepPhases, p, s, beside, load_only);
 }
 
@@ -271,16 +272,17 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
-  overlap = overlap && !(fuses_wu(VAR) && p.Tbeta != nullptr);
+  const bool fused = fuses_wu(VAR) && p.Tbeta != nullptr;
+  overlap = overlap && !fused;
   // The fused forward (DeltaNet, GDN at V-slices of 64 and 128) takes its own kernel, three CTAs an
-  // SM (wy_prep_kernel's EXP 1): wy_prep at shape 0 129.5 -> 104.5 us (DeltaNet), 142.9 -> 119.0 us
+  // SM (kPrepFusedExp): wy_prep at shape 0 129.5 -> 104.5 us (DeltaNet), 142.9 -> 119.0 us
   // (GDN), Recompute forward 1.10-1.12x at (8, 2048, 16), (4, 4096, 16), (8, 4096, 32); beside the
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
   if constexpr (fuses_wu(VAR))
-    if (p.Tbeta != nullptr && warps == 8 && !beside && !experiment("prep2", VAR))
-      return launch_prep_threads<VAR, K, V, kThreads, false, 1>(p, s, beside, load_only);
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
+      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s, beside, load_only);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s, beside, load_only);

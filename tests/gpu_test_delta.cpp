@@ -351,19 +351,20 @@ TEST(GpuDelta, PrepBesideMatchesSerial) {
       const RandomCase c = make_random_case(two_sequences(variant, 4, kv[0], kv[1], seed));
       auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
       const RandomCase dev = to_cuda(c, cuda(0));
-      std::vector<std::pair<Outputs, Outputs>> runs;  // (beside, serial) per policy
-      for (Policy policy : {Policy::Recompute, Policy::Save}) {
-        Config cfg;
-        cfg.variant = variant;
-        cfg.policy = policy;
-        cfg.state_slice = 32;
-        cfg.prep_beside = cfg.prep_beside_save = true;
-        const int64_t before = prep_beside_forwards();
-        Outputs beside = run_named(cfg, dev);
-        EXPECT_GT(prep_beside_forwards(), before) << name(variant) << ": wy_prep did not run beside the pass";
-        cfg.prep_beside = cfg.prep_beside_save = false;
-        runs.emplace_back(std::move(beside), run_named(cfg, dev));
-      }
+      std::vector<std::pair<Outputs, Outputs>> runs;  // (beside, serial) per policy and V-slice
+      for (Policy policy : {Policy::Recompute, Policy::Save})
+        for (int slice : {32, 64}) {  // (64: DeltaNet's and GDN's fused Recompute pass beside wy_prep)
+          Config cfg;
+          cfg.variant = variant;
+          cfg.policy = policy;
+          cfg.state_slice = slice;
+          cfg.prep_beside = cfg.prep_beside_save = true;
+          const int64_t before = prep_beside_forwards();
+          Outputs beside = run_named(cfg, dev);
+          EXPECT_GT(prep_beside_forwards(), before) << name(variant) << ": wy_prep did not run beside the pass";
+          cfg.prep_beside = cfg.prep_beside_save = false;
+          runs.emplace_back(std::move(beside), run_named(cfg, dev));
+        }
       const CpuReference ref = ref_future.get();
       for (const auto& [beside, serial] : runs)
         expect_same_but_atomic_sums(beside, serial, ref,

@@ -1041,13 +1041,16 @@ struct WgStateStage {
 // pass (Q̂, P in its stages) runs one CTA an SM with three stages where they fit; the replay two
 // CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128
 // one CTA.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false>
+// KH (the fused pass forming E = 𝒯 Diag(β) (V − Γ ⊙ K H), no W): (V − Γ ⊙ K H)ᵀ [BV][C] in −W's
+// place, no 𝒯 Diag(β Γ) tile.
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, bool KH = false>
 struct StateFwdShape {
   using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;
+  static_assert(!KH || FUSED, "KH: the fused pass");
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
-  static constexpr size_t w_bytes = FUSED ? size_t(kChunk) * K * 2 : 0;
-  static constexpr size_t tg_bytes = FUSED && GATE ? size_t(kChunk) * kChunk * 2 : 0;
+  static constexpr size_t w_bytes = KH ? e_bytes : FUSED ? size_t(kChunk) * K * 2 : 0;
+  static constexpr size_t tg_bytes = FUSED && GATE && !KH ? size_t(kChunk) * kChunk * 2 : 0;
   static constexpr size_t gate_bytes = tg_bytes + (GATE && OUTPUT ? e_bytes : 0);
   static constexpr int stages_fit =
       int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - w_bytes - gate_bytes) / S::bytes);
@@ -1062,9 +1065,9 @@ struct StateFwdShape {
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
 // SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false, bool KH = false>
 using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV),
-                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER>;
+                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER, KH>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1194,12 +1197,26 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 }
 
 // BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
+// KH (experiment `kh`, the fused pass): E = 𝒯 Diag(β) (V − Γ ⊙ K H) instead of U − W H with
+// W = 𝒯 Diag(β Γ) K and U = 𝒯 Diag(β) V formed each step: K H on warpgroup 0 beside Q̂ H, then
+// 𝒯 Diag(β) D on both warpgroups (half of E's columns each). Per step 8 products of 64×64×64
+// instead of 10, no −W tile (16 KB of stores) and no column scaling of 𝒯 Diag(β) by e^G (GDN);
+// the step's chain K H → D → E → K̄ᵀE instead of −W → E → K̄ᵀE with −W the widest product.
+// HEND (experiment `hend`, the plain loop): the state's Hᵀ for the next step is stored at the end
+// of a step, after its state update, and the block barrier that ends the step also publishes the
+// next stage's tiles (each thread waits for its copies of chunk i + 1 before it): one block
+// barrier a step fewer; the first step stores Hᵀ of h0 as before.
+// EXP: bit 0 KH, bit 1 HEND.
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
+          int EXP = 0>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
   constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
+  constexpr bool KH = EXP & 1, HEND = EXP & 2;
+  static_assert(!KH || (kFused && !CLUSTER), "KH: the fused pass");
+  static_assert(!HEND || !CLUSTER, "HEND: the plain loop");
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KH>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -1216,7 +1233,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
   if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop and step acquire wy_prep's flags)
-  const int c_first = BESIDE ? p.seq_chunk[n] : 0;
+  const int c_first = BESIDE || HEND ? p.seq_chunk[n] : 0;
   const int c_count = BESIDE ? p.seq_chunk[n + 1] - c_first : 0;
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
@@ -1238,15 +1255,48 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
 
-    if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
-      wg::store_transposed<BV>(Hacc, Ht, srow0);
-      if constexpr (STORE) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+    if (!HEND || c == c_first) {
+      if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
+        wg::store_transposed<BV>(Hacc, Ht, srow0);
+        if constexpr (STORE) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+      }
+      wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
+      __syncthreads();
+    } else if constexpr (STORE) {  // (HEND: Hᵀ and the stage's copies were published by the last step's end)
+      if (holds_state) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
     }
-    wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
-    __syncthreads();
     phase_mark(p.phase_cycles, 1);
     float acc[BV / 2];
-    if constexpr (kFused) {  // W and U from 𝒯 Diag(β) (in W's slot), k and v (in U's slot)
+    if constexpr (KH) {  // 𝒯 Diag(β) in W's slot, k in K̄'s, v in U's (swizzled [C][BV])
+      bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Wn);  // (V − Γ ⊙ K H)ᵀ [BV][C]
+      if (wgi == 0) {  // D = V − Γ ⊙ K H (GATE: Γ = e^G of the rows, raw k; else K̄ = K, Γ = 1)
+        wg::gemm<BV, K, Major::K, Major::K>(acc, Kb, Ht, false);
+        const int r0 = wg::frag_row(), q = threadIdx.x & 3;
+        const float g_lo = kGate ? row_gates[r0] : 1.f, g_hi = kGate ? row_gates[r0 + 8] : 1.f;
+#pragma unroll
+        for (int j = 0; j < BV / 8; ++j)
+#pragma unroll
+          for (int hh = 0; hh < 2; ++hh) {
+            const int r = r0 + 8 * hh, cc = 8 * j + 2 * q;
+            const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(Us + wg::tile_offset<kChunk>(r, cc)));
+            const float g = hh ? g_hi : g_lo;
+            acc[4 * j + 2 * hh] = vf.x - g * acc[4 * j + 2 * hh];
+            acc[4 * j + 2 * hh + 1] = vf.y - g * acc[4 * j + 2 * hh + 1];
+          }
+        wg::store_transposed<BV>(acc, Dt, 0);
+        wg::fence_smem_writes();
+      } else {
+        wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
+        if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
+      }
+      __syncthreads();  // Dᵀ complete
+      constexpr int BH = BV / 2;  // E's columns [wgi BH, + BH) = 𝒯 Diag(β) D on warpgroup wgi
+      float acce[BH / 2];
+      wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
+      wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
+      if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
+      wg::fence_smem_writes();
+    } else if constexpr (kFused) {  // W and U from 𝒯 Diag(β) (in W's slot), k and v (in U's slot)
       const bf16_t* const Vs = Us;
       bf16_t* const Wn = reinterpret_cast<bf16_t*>(smem + L::Wn);
       if (wgi == 1) {  // −W = −𝒯 Diag(β Γ) K, for warpgroup 0's W H
@@ -1313,6 +1363,12 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
+      // HEND: the next step's Hᵀ (Ht's readers, W H and Q̂ H, finished before the last barrier)
+      if constexpr (HEND) wg::store_transposed<BV>(Hacc, Ht, srow0);
+    }
+    if constexpr (HEND) {
+      cp_async_wait<L::stages - 2>();  // this thread's copies of the next chunk (seq_chunk_loop's commits)
+      wg::fence_smem_writes();         // Hᵀ and those copies, for wgmma's async proxy
     }
     if constexpr (BESIDE)
       if (threadIdx.x == 0) prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h);
@@ -1330,10 +1386,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, int EXP = 0>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, (EXP & 1) != 0>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, EXP>(p, nullptr);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

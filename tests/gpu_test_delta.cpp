@@ -354,6 +354,7 @@ TEST(GpuDelta, PrepBesideMatchesSerial) {
       std::vector<std::pair<Outputs, Outputs>> runs;  // (beside, serial) per policy and V-slice
       for (Policy policy : {Policy::Recompute, Policy::Save})
         for (int slice : {32, 64}) {  // (64: DeltaNet's and GDN's fused Recompute pass beside wy_prep)
+          if (slice == 64 && variant == Variant::GDN && policy == Policy::Save) continue;  // (saved row gates: never beside)
           Config cfg;
           cfg.variant = variant;
           cfg.policy = policy;

@@ -959,8 +959,8 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 }
 
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
-// FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (an MN-major wgmma
-// operand, swizzled) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
+// FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (swizzled; read as
+// fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
 // K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}.
 template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
 struct WgStateStage {
@@ -1035,29 +1035,25 @@ struct WgStateStage {
   }
 };
 
-// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and −W [C][K]; FUSED and GATE: and 𝒯 Diag(β Γ)
-// [C][C]; GATE with OUTPUT: and (e^{γ−G} ⊙ E)ᵀ [BV][C], which the replay keeps in Eᵀ's place: P E
-// is the only other reader of Eᵀ); 1 KB for aligning the dynamic base to 1024 bytes. The output
+// Stages, then Hᵀ [BV][K] and Eᵀ [BV][C] (FUSED: and (V − Γ ⊙ K H)ᵀ [BV][C]; GATE with OUTPUT: and
+// (e^{γ−G} ⊙ E)ᵀ [BV][C], which the replay keeps in Eᵀ's place: P E is the only other reader of
+// Eᵀ); 1 KB for aligning the dynamic base to 1024 bytes. The output
 // pass (Q̂, P in its stages) runs one CTA an SM with three stages where they fit; the replay two
 // CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128
 // one CTA.
-// KH (the fused pass forming E = 𝒯 Diag(β) (V − Γ ⊙ K H), no W): (V − Γ ⊙ K H)ᵀ [BV][C] in −W's
-// place, no 𝒯 Diag(β Γ) tile.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, bool KH = false>
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false>
 struct StateFwdShape {
   using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;
-  static_assert(!KH || FUSED, "KH: the fused pass");
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
-  static constexpr size_t w_bytes = KH ? e_bytes : FUSED ? size_t(kChunk) * K * 2 : 0;
-  static constexpr size_t tg_bytes = FUSED && GATE && !KH ? size_t(kChunk) * kChunk * 2 : 0;
-  static constexpr size_t gate_bytes = tg_bytes + (GATE && OUTPUT ? e_bytes : 0);
+  static constexpr size_t d_bytes = FUSED ? e_bytes : 0;
+  static constexpr size_t gate_bytes = GATE && OUTPUT ? e_bytes : 0;
   static constexpr int stages_fit =
-      int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - w_bytes - gate_bytes) / S::bytes);
+      int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - d_bytes - gate_bytes) / S::bytes);
   static constexpr int stages = stages_fit >= 3 ? 3 : 2;
-  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Wn = Et + e_bytes;
-  static constexpr size_t Tg = Wn + w_bytes, Es = Tg + tg_bytes;  // FUSED and GATE; GATE and OUTPUT
-  static constexpr size_t bars = Wn + w_bytes + gate_bytes;           // CLUSTER: a stage's mbarrier each
+  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Dt = Et + e_bytes;
+  static constexpr size_t Es = Dt + d_bytes;               // GATE and OUTPUT
+  static constexpr size_t bars = Es + gate_bytes;          // CLUSTER: a stage's mbarrier each
   static constexpr size_t total = 1024 + bars + (CLUSTER ? 8 * stages : 0);
   static_assert(stages_fit >= 2, "state_fwd needs two stages");
   static_assert(ctas_per_sm * (total + 1024) <= 228 * 1024, "state_fwd's shared memory no longer fits its CTAs an SM");
@@ -1065,9 +1061,9 @@ struct StateFwdShape {
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
 // SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false, bool KH = false>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false>
 using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV),
-                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER, KH>;
+                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1079,23 +1075,6 @@ __device__ __forceinline__ void wg_store_rows(const float (&acc)[N / 2], bf16_t*
 
 // Barrier `id` (1..15) over the 128 threads of the calling warpgroup.
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
-
-// dst = src Diag(colscale) for a [C][C] bf16 tile in wgmma.cuh's swizzled layout (one 128-byte
-// panel), by the 128 threads of one warpgroup: 16-byte pieces, each 8 consecutive columns.
-__device__ __forceinline__ void scale_tile_columns(const bf16_t* src, bf16_t* dst, const float* colscale) {
-  static_assert(kChunk == wg::kPanel, "one panel");
-#pragma unroll
-  for (int it = 0; it < kChunk * 8 / 128; ++it) {
-    const int piece = it * 128 + (threadIdx.x & 127), r = piece >> 3, slot = piece & 7;
-    const int c0 = (slot ^ (r & 7)) * 8;  // the logical columns this swizzled slot holds
-    const int off = r * kChunk + slot * 8;
-    float x[8];
-    load8(x, src + off);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] *= colscale[c0 + e];
-    store8(dst + off, x);
-  }
-}
 
 // Where a warpgroup state kernel's block works (state_fwd, state_bwd_wg): sequence n, head h,
 // V-slice [v0, v0 + BV); warpgroup wgi holds state rows [srow0, srow0 + 64) when holds_state, the
@@ -1196,27 +1175,21 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
   fence_acq_rel_gpu();
 }
 
-// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside).
-// KH (experiment `kh`, the fused pass): E = 𝒯 Diag(β) (V − Γ ⊙ K H) instead of U − W H with
-// W = 𝒯 Diag(β Γ) K and U = 𝒯 Diag(β) V formed each step: K H on warpgroup 0 beside Q̂ H, then
-// 𝒯 Diag(β) D on both warpgroups (half of E's columns each). Per step 8 products of 64×64×64
-// instead of 10, no −W tile (16 KB of stores) and no column scaling of 𝒯 Diag(β) by e^G (GDN);
-// the step's chain K H → D → E → K̄ᵀE instead of −W → E → K̄ᵀE with −W the widest product.
-// HEND (experiment `hend`, the plain loop): the state's Hᵀ for the next step is stored at the end
-// of a step, after its state update, and the block barrier that ends the step also publishes the
-// next stage's tiles (each thread waits for its copies of chunk i + 1 before it): one block
-// barrier a step fewer; the first step stores Hᵀ of h0 as before.
-// EXP: bit 0 KH, bit 1 HEND.
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          int EXP = 0>
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside). There
+// (the few-pair shapes, where a step is latency-bound) the state's Hᵀ for the next step is stored
+// at the end of a step, after its update, and the block barrier that ends the step also publishes
+// the next stage's tiles (each thread waits for its copies of chunk i + 1 before it): one block
+// barrier a step fewer (the first step stores Hᵀ of h0 as before). Forward at (2, 8192, 16),
+// (1, 16384, 16), (1, 32768, 32): 1.02-1.06x every variant; at the many-pair shapes, whose wait
+// then has one chunk fewer in flight, 0.96-0.99x, so the other passes keep the barrier (H200,
+// 2026-12-04, experiment hend, docs/measurements/2026-12-04-s41/call1/).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
   constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
-  constexpr bool KH = EXP & 1, HEND = EXP & 2;
-  static_assert(!KH || (kFused && !CLUSTER), "KH: the fused pass");
-  static_assert(!HEND || !CLUSTER, "HEND: the plain loop");
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KH>;
+  constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -1233,7 +1206,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
   if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
   if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop and step acquire wy_prep's flags)
-  const int c_first = BESIDE || HEND ? p.seq_chunk[n] : 0;
+  const int c_first = BESIDE ? p.seq_chunk[n] : 0;
   const int c_count = BESIDE ? p.seq_chunk[n + 1] - c_first : 0;
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   blk.load_state(Hacc, p.h0);
@@ -1262,13 +1235,19 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       }
       wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
       __syncthreads();
-    } else if constexpr (STORE) {  // (HEND: Hᵀ and the stage's copies were published by the last step's end)
-      if (holds_state) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
-    }
+    }  // (HEND after the first step: Hᵀ and this stage's copies were published by the last step's end)
     phase_mark(p.phase_cycles, 1);
     float acc[BV / 2];
-    if constexpr (KH) {  // 𝒯 Diag(β) in W's slot, k in K̄'s, v in U's (swizzled [C][BV])
-      bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Wn);  // (V − Γ ⊙ K H)ᵀ [BV][C]
+    if constexpr (kFused) {
+      // E = U − W H = 𝒯 Diag(β) (V − Γ ⊙ K H) (U = 𝒯 Diag(β) V, W = 𝒯 Diag(β Γ) K; GDN's Γ = e^G of
+      // the rows, 1 for DeltaNet): W is never formed. 𝒯 Diag(β) in W's slot, k (K̄ = K for
+      // DeltaNet) in K̄'s, v in U's (swizzled [C][BV]). K H on warpgroup 0 beside Q̂ H, then
+      // 𝒯 Diag(β) D on both warpgroups, half of E's columns each: 8 products of 64×64×64 a step
+      // instead of 10 with W and U formed, no −W tile (16 KB of stores a step), no column scaling
+      // of 𝒯 Diag(β) by e^G (GDN), and the step's chain K H → D → E → K̄ᵀE instead of
+      // −W → E → K̄ᵀE with −W the widest product. Recompute forward 1.03-1.25x GDN, 0.996-1.05x
+      // DeltaNet (H200, 2026-12-04, experiment kh, docs/measurements/2026-12-04-s41/call1/).
+      bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Dt);  // (V − Γ ⊙ K H)ᵀ [BV][C]
       if (wgi == 0) {  // D = V − Γ ⊙ K H (GATE: Γ = e^G of the rows, raw k; else K̄ = K, Γ = 1)
         wg::gemm<BV, K, Major::K, Major::K>(acc, Kb, Ht, false);
         const int r0 = wg::frag_row(), q = threadIdx.x & 3;
@@ -1296,38 +1275,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
       wg::fence_smem_writes();
-    } else if constexpr (kFused) {  // W and U from 𝒯 Diag(β) (in W's slot), k and v (in U's slot)
-      const bf16_t* const Vs = Us;
-      bf16_t* const Wn = reinterpret_cast<bf16_t*>(smem + L::Wn);
-      if (wgi == 1) {  // −W = −𝒯 Diag(β Γ) K, for warpgroup 0's W H
-        const bf16_t* TW = W;
-        if constexpr (kGate) {  // 𝒯 Diag(β) Diag(e^G) into its own tile: U still needs 𝒯 Diag(β)
-          bf16_t* const Tg = reinterpret_cast<bf16_t*>(smem + L::Tg);
-          scale_tile_columns(W, Tg, row_gates);
-          wg::fence_smem_writes();
-          warpgroup_sync(1);
-          TW = Tg;
-        }
-        float accw[K / 2];
-        wg::gemm<K, kChunk, Major::K, Major::MN>(accw, TW, Kb, false);
-        wg::store_rows<K>(accw, Wn, -1.f);
-        wg::fence_smem_writes();
-      } else {  // U = 𝒯 Diag(β) V
-        wg::gemm<BV, kChunk, Major::K, Major::MN>(acc, W, Vs, false);
-      }
-      __syncthreads();  // −W complete
-      if (wgi == 0) {  // E = U − W H
-        wg::gemm<BV, K, Major::K, Major::K>(acc, Wn, Ht, true);
-        wg::store_transposed<BV>(acc, Et, 0);
-        if constexpr (kGate) {
-          wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[kChunk + r]; });
-          wg::store_transposed<BV>(acc, Edecayed, 0);
-        }
-        wg::fence_smem_writes();
-      } else {
-        wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
-        if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
-      }
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run
       wg::load_rows_packed<BV, S::BVP>(u, Us);
@@ -1386,10 +1333,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, int EXP = 0>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, (EXP & 1) != 0>::ctas_per_sm))
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, EXP>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE>(p, nullptr);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

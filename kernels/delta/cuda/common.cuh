@@ -29,11 +29,11 @@ struct VT {
   static constexpr bool has_beta = VAR != kGDN2;
 };
 
-// Whether the forward state pass forms W = 𝒯 Diag(β Γ) K and U = 𝒯 Diag(β) V itself (the
-// Recompute forward of the scalar-gate variants at V-slices of whole 64-column panels, where V is
-// an MN-major wgmma operand): wy_prep then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U
-// (32 KB), and the state pass reads it, k and v instead of W, K̄ and U. GDN's W takes Γ = e^G into
-// 𝒯's columns in the state pass (K̄ itself cannot fold into W, e^{G−γ} overflows).
+// Whether the forward state pass forms E = U − W H from 𝒯 Diag(β), k and v itself, as
+// 𝒯 Diag(β) (V − Γ ⊙ K H) with Γ = e^G of the rows (1 for DeltaNet), never forming W or U (the
+// Recompute forward of the scalar-gate variants at V-slices of whole 64-column panels): wy_prep
+// then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U (32 KB), and the state pass reads it, k
+// and v instead of W, K̄ and U (K̄ itself cannot fold into W, e^{G−γ} overflows).
 constexpr bool fuses_wu(int var) { return var == kDeltaNet || var == kGDN; }  // the variants it serves
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
   return fuses_wu(var) && output && !store && bv % 64 == 0;
@@ -97,7 +97,7 @@ struct DeltaParams {
   float* dg = nullptr;   // like g
   float* dh0 = nullptr;  // [N][H][K][V] or null
   // The fused forward (fused_wu): 𝒯 Diag(β) of each chunk [tok][H][C]; wy_prep stores it instead
-  // of W and U, and state_fwd forms W and U from it. GDN's row gates (fused_gate): e^{G_i} and
+  // of W and U, and state_fwd forms E from it, k and v. GDN's row gates (fused_gate): e^{G_i} and
   // e^{γ − G_i} of the chunk's rows [num_chunks][H][2][C], from wy_prep or wy_replay.
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;

@@ -354,24 +354,13 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = f
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
-  // Experiments (the Recompute forward's output pass; state_fwd_body's EXP): kh, the fused pass
-  // forms E = 𝒯 Diag(β) (V − Γ ⊙ K H), no W; hend, Hᵀ stored at a step's end, a barrier fewer.
-  constexpr bool kOut = OUTPUT && !STORE && !SGATE, kKhBuilt = kOut && fused_wu(VAR, OUTPUT, STORE, BV);
-  dispatch_flag<kKhBuilt>(experiment("kh", VAR), [&](auto khc) {
-    dispatch_flag<kOut>(experiment("hend", VAR), [&](auto hendc) {
-      constexpr int kExp = (decltype(khc)::value ? 1 : 0) | (decltype(hendc)::value ? 2 : 0);
-      static const std::string name = kname(
-          (std::string(OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                                       : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
-                              : "state_fwd_replay") +
-           (kExp & 1 ? "_kh" : "") + (kExp & 2 ? "_hend" : ""))
-              .c_str(),
-          VAR, K, V, BV);
-      launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kExp>,
-                        StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, (kExp & 1) != 0>::total>(
-          name, kStateFwdPhases, p, V / BV, s);
-    });
-  });
+  static const std::string name = kname(
+      OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                      : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+             : "state_fwd_replay",
+      VAR, K, V, BV);
+  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE>,
+                    StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p, V / BV, s);
 }
 
 // (The pass as a programmatic dependent of wy_prep or wy_replay, which triggered at their start,

@@ -24,8 +24,8 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   // faster than at 32, at (2, 8192, 16) 0.2-2% (H200, 2026-11-30, REWY_KERNEL_TIMING=1 bench_delta
   // --state-slice 32|64, docs/measurements/2026-11-30-s6/bwd_slice{32,64}_shapes12.txt).
   const bool bwd64 = backward && pairs * (V / 64) >= 64;
-  // The Recompute forward takes 64 once that gives 128 CTAs (DeltaNet's and GDN's form W and U in
-  // the state pass there, fused_wu). At (4, 4096, 16) 64 against 32: DeltaNet 0.427 -> 0.300 ms,
+  // The Recompute forward takes 64 once that gives 128 CTAs (DeltaNet's and GDN's form E from
+  // 𝒯 Diag(β), k and v in the state pass there, fused_wu). At (4, 4096, 16) 64 against 32: DeltaNet 0.427 -> 0.300 ms,
   // GDN 0.467 -> 0.363, KDA 0.718 -> 0.639, GDN2 0.743 -> 0.664; at 32 pairs (64 CTAs) 64 was
   // 7-20% slower (H200, 2026-11-30, docs/measurements/2026-11-30-s7/{slice,s1_slice}{32,64}.csv).
   // The Save forward too: at (4, 4096, 16) 64 against 32 DeltaNet 0.538 -> 0.376 ms, GDN 0.595 ->

@@ -686,9 +686,12 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // Two CTAs an SM for every variant: capping the registers of the scalar-gate kernels for three
 // (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
 // NO_Q (GDN's Recompute backward, q_from_row_gates): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
-template <int VAR, int K, int V, int NT, bool NO_Q = false>
+// TBETA (fused_replay: the replay's state pass forms E from 𝒯 Diag(β), k and v): W alone (for
+// state_bwd) and 𝒯 Diag(β) into p.Tbeta, no v, Y_U or U.
+template <int VAR, int K, int V, int NT, bool NO_Q = false, bool TBETA = false>
 __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
+  static_assert(!TBETA || fuses_wu(VAR), "TBETA: DeltaNet's and GDN's replay");
   using L = ReplayLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
   constexpr int kOctK = kChunk * K / 8 / NT, kOctV = kChunk * V / 8 / NT;  // row octets a thread
@@ -717,7 +720,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
     if constexpr (VAR == kGDN2) br[it] = load_row16(p.b + at.baseK, at.strideK, i, d0, at.len);
   }
 #pragma unroll
-  for (int it = 0; it < kOctV; ++it) {
+  for (int it = 0; it < (TBETA ? 0 : kOctV); ++it) {
     const int i = row_of(it, V), e0 = col_of(it, V);
     vr[it] = load_row16(p.v + at.baseV, at.strideV, i, e0, at.len);
     if constexpr (VAR == kGDN2) wr[it] = load_row16(p.w + at.baseV, at.strideV, i, e0, at.len);
@@ -741,26 +744,49 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   }
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+  if constexpr (TBETA) {
+    __syncthreads();  // Y_W (and 𝒯, β) complete
+    phase_mark(p.phase_cycles, 1);
+    constexpr int NK = kWarpTiles<K, NT>;
+    const int m0 = warp_m0(), nK = warp_n0<K, NT>();
+    float acc[1][NK][4];
+    frag_zero(acc);
+    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, false>(acc, Tb, kCP, YW, ReplayLayout<VAR, K, V>::KP, m0, nK, 0, kChunk);
+    for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 Diag(β), rows < len (β = 0 past len)
+      if (r >= at.len) return;
+      float t[8];
+      load8(t, Tb + r * kCP + c0);
 #pragma unroll
-  for (int it = 0; it < kOctV; ++it) {  // Y_U = Ω ⊙ V (Ω: GDN2's w, else β per row)
-    const int i = row_of(it, V), e0 = col_of(it, V);
-    float x[8], om[8];
-    unpack8(x, vr[it]);
-    if constexpr (VAR == kGDN2) unpack8(om, wr[it]);
-    else
+      for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
+      store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
+    });
+    __syncthreads();  // Y_W is read
+    frag_store_bf16(acc, YW, KP, m0, nK);
+    __syncthreads();  // W is staged
+    store_tile_rows<kChunk, K, NT>(p.W + at.baseK, at.strideK, YW, KP, at.len);
+    phase_mark(p.phase_cycles, 2);
+  } else {
 #pragma unroll
-      for (int e = 0; e < 8; ++e) om[e] = betas[i];
+    for (int it = 0; it < kOctV; ++it) {  // Y_U = Ω ⊙ V (Ω: GDN2's w, else β per row)
+      const int i = row_of(it, V), e0 = col_of(it, V);
+      float x[8], om[8];
+      unpack8(x, vr[it]);
+      if constexpr (VAR == kGDN2) unpack8(om, wr[it]);
+      else
 #pragma unroll
-    for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
-    store8(YU + i * VP + e0, x);
-  }
-  __syncthreads();
-  phase_mark(p.phase_cycles, 1);
+        for (int e = 0; e < 8; ++e) om[e] = betas[i];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = om[e] * x[e];
+      store8(YU + i * VP + e0, x);
+    }
+    __syncthreads();
+    phase_mark(p.phase_cycles, 1);
 
-  // (W and U in one k-loop, as wy_prep's channel gates: DeltaNet 0.91x (two CTAs an SM where it
-  // had three), GDN 0.94x, GDN2 even, KDA 1.017x (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).)
-  tinv_apply_store_wu<K, V, NT>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
-  phase_mark(p.phase_cycles, 2);
+    // (W and U in one k-loop, as wy_prep's channel gates: DeltaNet 0.91x (two CTAs an SM where it
+    // had three), GDN 0.94x, GDN2 even, KDA 1.017x (H200, 2026-12-01, docs/measurements/2026-12-01-s15/).)
+    tinv_apply_store_wu<K, V, NT>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV, at.strideV, at.len);
+    phase_mark(p.phase_cycles, 2);
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -974,7 +1000,7 @@ struct WgStateStage {
   static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
   static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
-  static_assert(!FUSED || (OUTPUT && BV % 64 == 0), "the fused W, U need the output pass and whole panels of v");
+  static_assert(!FUSED || BV % 64 == 0, "the fused stage takes whole panels of v");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
@@ -1062,7 +1088,7 @@ struct StateFwdShape {
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
 // SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false>
-using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_wu(VAR, OUTPUT, STORE, BV),
+using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV),
                                      fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
@@ -1187,7 +1213,8 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, 
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
-  constexpr bool kFused = fused_wu(VAR, OUTPUT, STORE, BV), kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
+  constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV);
+  constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
   using S = typename L::S;
@@ -1246,7 +1273,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       // instead of 10 with W and U formed, no −W tile (16 KB of stores a step), no column scaling
       // of 𝒯 Diag(β) by e^G (GDN), and the step's chain K H → D → E → K̄ᵀE instead of
       // −W → E → K̄ᵀE with −W the widest product. Recompute forward 1.03-1.25x GDN, 0.996-1.05x
-      // DeltaNet (H200, 2026-12-04, experiment kh, docs/measurements/2026-12-04-s41/call1/).
+      // DeltaNet (H200, 2026-12-04, experiment kh, docs/measurements/2026-12-04-s41/call1/). The
+      // backward's replay (fused_replay) the same way, warpgroup 1 idle while D forms: wy_replay
+      // then writes no U.
       bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Dt);  // (V − Γ ⊙ K H)ᵀ [BV][C]
       if (wgi == 0) {  // D = V − Γ ⊙ K H (GATE: Γ = e^G of the rows, raw k; else K̄ = K, Γ = 1)
         wg::gemm<BV, K, Major::K, Major::K>(acc, Kb, Ht, false);
@@ -1264,7 +1293,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
           }
         wg::store_transposed<BV>(acc, Dt, 0);
         wg::fence_smem_writes();
-      } else {
+      } else if constexpr (OUTPUT) {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
         if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
       }
@@ -1272,8 +1301,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       constexpr int BH = BV / 2;  // E's columns [wgi BH, + BH) = 𝒯 Diag(β) D on warpgroup wgi
       float acce[BH / 2];
       wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
-      wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
+      if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
+      if constexpr (STORE) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
       wg::fence_smem_writes();
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run

@@ -38,6 +38,16 @@ constexpr bool fuses_wu(int var) { return var == kDeltaNet || var == kGDN; }  //
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
   return fuses_wu(var) && output && !store && bv % 64 == 0;
 }
+// The Recompute backward's replay state pass forms E the same way where nothing of the backward
+// reads U (K = V = 128: grad_chunk's E-form, rewy_da_from_e; its baseline reads neither W nor U):
+// wy_replay then forms W alone (state_bwd reads it) and 𝒯 Diag(β), not U.
+constexpr bool fused_replay(int var, int k, int v, bool output, bool store, int bv) {
+  return fuses_wu(var) && !output && store && bv % 64 == 0 && k == 128 && v == 128;
+}
+// Whether a state_fwd pass forms E from 𝒯 Diag(β), k and v (either of the two above).
+constexpr bool fused_state_pass(int var, int k, int v, bool output, bool store, int bv) {
+  return fused_wu(var, output, store, bv) || fused_replay(var, k, v, output, store, bv);
+}
 // Whether a forward state pass (state_fwd) applies GDN's scalar gate to raw q and k as row factors
 // in fp32: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E), Q̂ H = e^G ⊙ (Q H), with e^G and e^{γ−G} of each row from
 // p.gate_rows. wy_prep (the fused forward) and wy_replay (the Recompute backward's replay) then

@@ -290,14 +290,15 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
 // gated variants, Q̂'s second bf16 term (state_bwd reads it). Without gates Q̂ = Q and K̄ = K: they
 // are the (contiguous) inputs themselves, and wy_prep stores no copies. q_hat = false: no Q̂ and no
 // second term (GDN's replay where state_bwd forms them from q: q_from_row_gates). k_bar = false:
-// no K̄ (GDN's Save forward with row gates: save_row_gates).
+// no K̄ (GDN's Save forward with row gates: save_row_gates). u = false: no U (the replay where
+// its state pass forms E from 𝒯 Diag(β): fused_replay).
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
                             const Inputs& in, const Device& dev, const Stream& s, bool q_hat = true,
-                            bool k_bar = true) {
+                            bool k_bar = true, bool u = true) {
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
   auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
   m.W = bf16({B, T, H, K});
-  m.U = bf16({B, T, H, V});
+  if (u) m.U = bf16({B, T, H, V});
   if (!m.P.defined()) m.P = bf16({B, T, H, kChunk});
   if (q_hat) m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
   if (k_bar) m.Kg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.k;
@@ -500,6 +501,11 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   li.overlap_passes = sv.policy == Policy::Recompute && cfg.concurrent_state_passes;
 
   Saved replay;  // Recompute: the replay's intermediates
+  // The replay's state pass forms E from 𝒯 Diag(β), k and v where nothing reads U (fused_replay):
+  // wy_replay writes 𝒯 Diag(β) and W (state_bwd's), no U.
+  const bool replay_tbeta = sv.policy == Policy::Recompute &&
+                            fused_replay(variant_id(cfg.variant), int(K), int(V), false, true, std::min<int>(li.bv, int(V)));
+  Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
                    ((sv.Qg.defined() && (sv.Qlo.defined() || !has_gate(cfg.variant))) || sv.gate_rows.defined()),
@@ -510,9 +516,11 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   } else {
     replay.Tinv = sv.Tinv;
     replay.P = sv.P;
-    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li));
+    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li), true, !replay_tbeta);
+    if (replay_tbeta) replay_Tbeta = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
+  p.Tbeta = ptr<bf16_t>(replay_Tbeta);
 
   Grads gr;
   gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);

@@ -291,13 +291,16 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
 
 template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname("wy_replay", VAR, K, V, NT / 32);
-  auto with = [&](auto no_q) {
-    launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value>, NT, ReplayLayout<VAR, K, V>::total>(
-        name, kReplayPhases, p, s);
-  };
-  // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none.
-  dispatch_flag<VAR == kGDN>(p.Qg == nullptr, with);
+  // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none. p.Tbeta set
+  // (fused_replay): W and 𝒯 Diag(β), no U.
+  dispatch_flag<fuses_wu(VAR) && K == 128 && V == 128>(p.Tbeta != nullptr, [&](auto tbeta) {
+    constexpr bool kTbeta = decltype(tbeta)::value;
+    static const std::string name = kname(kTbeta ? "wy_replay_w" : "wy_replay", VAR, K, V, NT / 32);
+    dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto no_q) {
+      launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value, kTbeta>, NT,
+                            ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
+    });
+  });
 }
 
 template <int VAR, int K, int V>
@@ -312,7 +315,7 @@ void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // war
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false>
 bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   constexpr int kSlices = V / BV;
-  if constexpr (kSlices < 2 || fused_wu(VAR, OUTPUT, STORE, BV)) {
+  if constexpr (kSlices < 2 || fused_state_pass(VAR, K, V, OUTPUT, STORE, BV)) {
     return false;
   } else {
     if (!maps) return false;

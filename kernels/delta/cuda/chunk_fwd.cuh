@@ -1274,31 +1274,46 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       // of 𝒯 Diag(β) by e^G (GDN), and the step's chain K H → D → E → K̄ᵀE instead of
       // −W → E → K̄ᵀE with −W the widest product. Recompute forward 1.03-1.25x GDN, 0.996-1.05x
       // DeltaNet (H200, 2026-12-04, experiment kh, docs/measurements/2026-12-04-s41/call1/). The
-      // backward's replay (fused_replay) the same way, warpgroup 1 idle while D forms: wy_replay
-      // then writes no U.
+      // backward's replay (fused_replay) the same way, wy_replay then writing no U; there each
+      // warpgroup takes half of D's columns (no Q̂ H beside), a block barrier fewer.
       bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Dt);  // (V − Γ ⊙ K H)ᵀ [BV][C]
-      if (wgi == 0) {  // D = V − Γ ⊙ K H (GATE: Γ = e^G of the rows, raw k; else K̄ = K, Γ = 1)
-        wg::gemm<BV, K, Major::K, Major::K>(acc, Kb, Ht, false);
+      constexpr int BH = BV / 2;  // E's columns [wgi BH, + BH) = 𝒯 Diag(β) D on warpgroup wgi
+      // D's columns [col0, + N) from a's K H there: D = V − Γ ⊙ K H (GATE: Γ = e^G of the rows,
+      // raw k; else K̄ = K, Γ = 1), transposed into Dt.
+      auto form_d = [&](auto& a, int col0) {
+        constexpr int N = 2 * int(std::extent_v<std::remove_reference_t<decltype(a)>>);
         const int r0 = wg::frag_row(), q = threadIdx.x & 3;
         const float g_lo = kGate ? row_gates[r0] : 1.f, g_hi = kGate ? row_gates[r0 + 8] : 1.f;
 #pragma unroll
-        for (int j = 0; j < BV / 8; ++j)
+        for (int j = 0; j < N / 8; ++j)
 #pragma unroll
           for (int hh = 0; hh < 2; ++hh) {
-            const int r = r0 + 8 * hh, cc = 8 * j + 2 * q;
+            const int r = r0 + 8 * hh, cc = col0 + 8 * j + 2 * q;
             const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(Us + wg::tile_offset<kChunk>(r, cc)));
             const float g = hh ? g_hi : g_lo;
-            acc[4 * j + 2 * hh] = vf.x - g * acc[4 * j + 2 * hh];
-            acc[4 * j + 2 * hh + 1] = vf.y - g * acc[4 * j + 2 * hh + 1];
+            a[4 * j + 2 * hh] = vf.x - g * a[4 * j + 2 * hh];
+            a[4 * j + 2 * hh + 1] = vf.y - g * a[4 * j + 2 * hh + 1];
           }
-        wg::store_transposed<BV>(acc, Dt, 0);
+        wg::store_transposed<N>(a, Dt + col0 * kChunk, 0);
         wg::fence_smem_writes();
-      } else if constexpr (OUTPUT) {
+      };
+      if constexpr (!OUTPUT) {
+        // The replay (no Q̂ H beside): each warpgroup forms its own half of D's columns and, behind
+        // its own barrier, the same half of E.
+        float accd[BH / 2];
+        wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accd, Kb, Ht + wgi * BH * wg::kPanel, false);
+        wg::commit();
+        wg::wait<0>();
+        form_d(accd, wgi * BH);
+        warpgroup_sync(1 + wgi);  // this warpgroup's half of Dᵀ
+      } else if (wgi == 0) {
+        wg::gemm<BV, K, Major::K, Major::K>(acc, Kb, Ht, false);
+        form_d(acc, 0);
+      } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
         if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
       }
-      __syncthreads();  // Dᵀ complete
-      constexpr int BH = BV / 2;  // E's columns [wgi BH, + BH) = 𝒯 Diag(β) D on warpgroup wgi
+      if constexpr (OUTPUT) __syncthreads();  // Dᵀ complete
       float acce[BH / 2];
       wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);

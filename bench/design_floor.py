@@ -28,7 +28,7 @@ def sizes(op, K, V):
     coef = 2 * K + 2 * V if op == "gdn2" else 2  # GDN2's b, w (bf16); the others' beta
     return {
         "q": 2 * K, "k": 2 * K, "v": 2 * V, "coef": coef, "g": g,
-        "P": 2 * C, "T": 2 * C, "W": 2 * K, "U": 2 * V, "gexp": 4 * K / C,
+        "P": 2 * C, "T": 2 * C, "Tb": 2 * C, "W": 2 * K, "U": 2 * V, "gexp": 4 * K / C,
         # Q̂ and K̄ are copies only for gated variants (without gates they are q and k themselves);
         # Q̂'s second bf16 term exists for gated variants where states are kept.
         "Qg": 2 * K if gated else 0, "Kg": 2 * K if gated else 0, "Qlo": 2 * K if gated else 0,
@@ -48,16 +48,34 @@ def kernels(op):
     kb = "Kg" if gated else "k_in"
     kb_bwd = ["k_in", "g_in"] if scalar else [kb]  # GDN's state_bwd takes raw k and g (fp32 decay)
     copies = ["Qg", "Kg"] if gated else []
-    return [
-        ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
-        ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
-        # the Recompute forward keeps P beside 𝒯: the replay forms no C×C product (q: for Q̂ only)
-        # GDN's replay: no K̄, the row gates instead (fused_gate); and no Q̂ or its second term where
-        # state_bwd runs V-slices of 64 or 128 (every benchmark shape: q_from_row_gates in
-        # delta_cuda.cu): state_bwd forms Q̂ from q and the row gates (the replay still loads q)
-        ("wy_replay", "bwd", (["q"] if gated else []) + ["k", "v", "coef", "g", "T"],
-         ["W", "U", "gexp"] + (["rows"] if scalar else copies + (["Qlo"] if gated else []))),
-        ("state_fwd (replay)", "bwd", ["W"] + (["k_in", "rows"] if scalar else [kb]) + ["U", "gexp"], ["Hs", "E"]),
+    # DeltaNet and GDN at V-slices of 64/128 (the benchmark shapes but (1, 16384, 16)'s forward):
+    # the state passes form E = 𝒯 Diag(β) (V − Γ ⊙ K H) from 𝒯 Diag(β) ("Tb"), k and v, so W and U
+    # are never formed in the forward (fused_wu), and the replay forms no U (fused_replay, K = V =
+    # 128): wy_replay writes W (state_bwd's) and 𝒯 Diag(β). GDN's passes take q and k with the row
+    # gates (fused_gate).
+    if op in ("deltanet", "gdn"):
+        rows = ["rows"] if scalar else []
+        fwd = [
+            ("wy_prep", "fwd", ["q", "k", "coef", "g"], ["P", "T", "Tb", "gexp"] + rows),
+            ("state_fwd (output)", "fwd", ["Tb", "k_in", "q_in", "P", "v", "gexp"] + rows, ["o"]),
+        ]
+        # (no Q̂ or its second term where state_bwd runs V-slices of 64 or 128, every benchmark
+        # shape: q_from_row_gates in delta_cuda.cu; state_bwd forms Q̂ from q and the row gates)
+        replay = [
+            ("wy_replay", "bwd", ["k", "coef", "g", "T"], ["W", "Tb", "gexp"] + rows),
+            ("state_fwd (replay)", "bwd", ["Tb", "k_in", "v", "gexp"] + rows, ["Hs", "E"]),
+        ]
+    else:
+        fwd = [
+            ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
+            ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
+        ]
+        # the Recompute forward keeps P beside 𝒯: the replay forms no C×C product (q: for Q̂)
+        replay = [
+            ("wy_replay", "bwd", ["q", "k", "v", "coef", "g", "T"], ["W", "U", "gexp"] + copies + ["Qlo"]),
+            ("state_fwd (replay)", "bwd", ["W", kb, "U", "gexp"], ["Hs", "E"]),
+        ]
+    return fwd + replay + [
         ("state_bwd", "bwd", ["W"] + (["q_in", "rows"] if scalar else [qh]) + ["P", "dO", "gexp"] + kb_bwd
          + (["Qlo"] if gated and not scalar else []), ["dHs", "dE"]),
         # ReWY at K = V = 128 (∂A = −stril(R_U Eᵀ), the E-form since the thirty-seventh session): W and

@@ -25,22 +25,25 @@ def kernel_bytes(op, name, K=128, V=128, drop=()):
 
 class DesignFloorTest(unittest.TestCase):
     def test_hand_counts_per_token_and_head(self):
-        # DeltaNet's forward wy_prep reads q, k, v (bf16, 128 wide) and beta; writes P, 𝒯 (64 wide), W, U, e^γ
-        self.assertEqual(kernel_bytes("deltanet", "wy_prep"), (3 * 256 + 2, 2 * 128 + 2 * 256 + 4 * 128 / 64))
-        # no gates: no Q̂/K̄ copies; KDA's forward writes both and reads its fp32 gate
-        self.assertEqual(kernel_bytes("kda", "wy_prep")[0], 3 * 256 + 2 + 4 * 128)
-        self.assertEqual(kernel_bytes("kda", "wy_prep")[1], kernel_bytes("deltanet", "wy_prep")[1] + 2 * 256)
-        # the Recompute forward keeps P, so the replay reads 𝒯 and writes no C×C tile; without gates
-        # it reads no q (Q̂ is q itself) and writes W, U and e^γ only
-        self.assertEqual(kernel_bytes("deltanet", "wy_replay"), (256 + 256 + 2 + 128, 256 + 256 + 4 * 128 / 64))
+        # DeltaNet's fused forward: wy_prep reads q, k (bf16, 128 wide) and beta, no v; writes P, 𝒯
+        # and 𝒯 Diag(β) (64 wide) and e^γ, no W or U; the pass reads 𝒯 Diag(β), k, q, P, v
+        self.assertEqual(kernel_bytes("deltanet", "wy_prep"), (2 * 256 + 2, 3 * 128 + 4 * 128 / 64))
+        self.assertEqual(kernel_bytes("deltanet", "state_fwd (output)"), (128 + 256 + 256 + 128 + 256 + 4 * 128 / 64, 256))
+        # KDA's forward writes W, U and the Q̂/K̄ copies and reads its fp32 gate
+        self.assertEqual(kernel_bytes("kda", "wy_prep"), (3 * 256 + 2 + 4 * 128, 2 * 128 + 2 * 256 + 4 * 128 / 64 + 2 * 256))
+        # the Recompute forward keeps P, so the replay reads 𝒯 and writes no C×C product but
+        # 𝒯 Diag(β) (DeltaNet, GDN: their replay's state pass forms E from it, k and v, so no v
+        # read and no U written; W stays for state_bwd)
+        self.assertEqual(kernel_bytes("deltanet", "wy_replay"), (256 + 2 + 128, 256 + 128 + 4 * 128 / 64))
+        self.assertEqual(kernel_bytes("deltanet", "state_fwd (replay)")[0], 128 + 256 + 256 + 4 * 128 / 64)
         self.assertEqual(kernel_bytes("kda", "wy_replay")[1], 2 * 256 + 4 * 128 / 64 + 3 * 256)  # + Q̂, K̄, Q̂'s 2nd term
         # the replay's state pass writes one bf16 K×V state per 64-token chunk and E
         self.assertEqual(kernel_bytes("gdn", "state_fwd (replay)")[1], 2 * 128 * 128 / 64 + 256)
         # grad_chunk reads E and ∂H⁺ twice: keeping them on chip removes both reads
         reads, _ = kernel_bytes("deltanet", "grad_chunk")
         self.assertEqual(kernel_bytes("deltanet", "grad_chunk", drop=("E", "dHs"))[0], reads - 2 * (256 + 512))
-        # GDN's replay writes W, U, e^γ and the row gates (state_bwd forms Q̂ from q and them)
-        self.assertEqual(kernel_bytes("gdn", "wy_replay")[1], 256 + 256 + 4 * 128 / 64 + 8)
+        # GDN's replay writes W, 𝒯 Diag(β), e^γ and the row gates (state_bwd forms Q̂ from q and them)
+        self.assertEqual(kernel_bytes("gdn", "wy_replay")[1], 256 + 128 + 4 * 128 / 64 + 8)
         # the E-form (∂A = −stril(R_U Eᵀ)) reads no W and no U
         self.assertEqual(kernel_bytes("kda", "grad_chunk", drop=("W", "U")), kernel_bytes("kda", "grad_chunk"))
 

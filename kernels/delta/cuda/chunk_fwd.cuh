@@ -1209,11 +1209,16 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // (1, 16384, 16), (1, 32768, 32): 1.02-1.06x every variant; at the many-pair shapes, whose wait
 // then has one chunk fewer in flight, 0.96-0.99x, so the other passes keep the barrier (H200,
 // 2026-12-04, experiment hend, docs/measurements/2026-12-04-s41/call1/).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false>
+// FHALF (experiment `fhalf`, the fused forward): each warpgroup forms its own half of the columns
+// of D, Q̂ H, E and O, as the replay does with D and E, behind its own named barriers; the block
+// barrier before K̄ᵀE stays (the state is held by rows).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
+          bool FHALF = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
   constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV);
+  static_assert(!FHALF || (kFused && OUTPUT), "FHALF: the fused forward");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
@@ -1297,13 +1302,16 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::store_transposed<N>(a, Dt + col0 * kChunk, 0);
         wg::fence_smem_writes();
       };
-      if constexpr (!OUTPUT) {
-        // The replay (no Q̂ H beside): each warpgroup forms its own half of D's columns and, behind
-        // its own barrier, the same half of E.
+      float acch[BH / 2];  // FHALF: this warpgroup's half of Q̂ H's columns, then of O's
+      if constexpr (!OUTPUT || FHALF) {
+        // The replay (no Q̂ H beside), or FHALF: each warpgroup forms its own half of D's columns
+        // and, behind its own barrier, the same half of E.
         float accd[BH / 2];
         wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accd, Kb, Ht + wgi * BH * wg::kPanel, false);
+        if constexpr (FHALF) wg::gemm_issue<BH, K, Major::K, Major::K, BV>(acch, Qh, Ht + wgi * BH * wg::kPanel, false);
         wg::commit();
         wg::wait<0>();
+        if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
         form_d(accd, wgi * BH);
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Dᵀ
       } else if (wgi == 0) {
@@ -1313,13 +1321,18 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
         if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
       }
-      if constexpr (OUTPUT) __syncthreads();  // Dᵀ complete
+      if constexpr (OUTPUT && !FHALF) __syncthreads();  // Dᵀ complete
       float acce[BH / 2];
       wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
       if constexpr (STORE) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
       wg::fence_smem_writes();
+      if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
+        warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
+        wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
+        wg_store_rows<BH>(acch, p.o + baseV + wgi * BH, strideV, len, p.scale);
+      }
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run
       wg::load_rows_packed<BV, S::BVP>(u, Us);
@@ -1346,7 +1359,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     phase_mark(p.phase_cycles, 2);
     // (Issuing P E and K̄ᵀE together and awaiting once measured slower at be15353: 380 -> 488 us at
     // V-slices of 16.)
-    if constexpr (OUTPUT) {
+    if constexpr (OUTPUT && !FHALF) {
       if (wgi == 1) {  // O = s (Q̂ H + P E)
         wg::gemm<BV, kChunk, Major::K, Major::K>(acc, P, Et, true);
         wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
@@ -1378,10 +1391,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF>(p, nullptr);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

@@ -357,13 +357,19 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = f
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
-  static const std::string name = kname(
-      OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                      : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
-             : "state_fwd_replay",
-      VAR, K, V, BV);
-  launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE>,
-                    StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p, V / BV, s);
+  // Experiment fhalf: the fused forward by column halves (state_fwd_body's FHALF).
+  dispatch_flag<fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE>(experiment("fhalf", VAR), [&](auto fhalf) {
+    constexpr bool kHalf = decltype(fhalf)::value;
+    static const std::string name = kname(
+        OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                        : (BESIDE ? (kHalf ? "state_fwd_out_beside_fhalf" : "state_fwd_out_beside")
+                                  : (kHalf ? "state_fwd_out_fhalf" : "state_fwd_out")))
+               : "state_fwd_replay",
+        VAR, K, V, BV);
+    launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf>,
+                      StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p,
+                                                                                          V / BV, s);
+  });
 }
 
 // (The pass as a programmatic dependent of wy_prep or wy_replay, which triggered at their start,

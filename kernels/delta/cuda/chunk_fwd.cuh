@@ -1368,7 +1368,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (holds_state) {  // H ← e^γ ⊙ H + K̄ᵀ E (A = K̄ᵀ: the 64-column panel of K̄ holding these rows)
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
       wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, Kb + srow0 * kChunk, kGate ? Edecayed : Et, true);  // GATE: Kᵀ (e^{γ−G} ⊙ E)
-      // HEND: the next step's Hᵀ (Ht's readers, W H and Q̂ H, finished before the last barrier)
+      // HEND: the next step's Hᵀ (Ht's readers, the step's products with H, finished before the last barrier)
       if constexpr (HEND) wg::store_transposed<BV>(Hacc, Ht, srow0);
     }
     if constexpr (HEND) {

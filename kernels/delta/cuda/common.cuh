@@ -106,9 +106,10 @@ struct DeltaParams {
   bf16_t *dq = nullptr, *dk = nullptr, *dv = nullptr, *dbeta = nullptr, *db = nullptr, *dw = nullptr;
   float* dg = nullptr;   // like g
   float* dh0 = nullptr;  // [N][H][K][V] or null
-  // The fused forward (fused_wu): 𝒯 Diag(β) of each chunk [tok][H][C]; wy_prep stores it instead
-  // of W and U, and state_fwd forms E from it, k and v. GDN's row gates (fused_gate): e^{G_i} and
-  // e^{γ − G_i} of the chunk's rows [num_chunks][H][2][C], from wy_prep or wy_replay.
+  // The fused forward (fused_wu) and replay (fused_replay): 𝒯 Diag(β) of each chunk [tok][H][C];
+  // wy_prep stores it instead of W and U (wy_replay instead of U), and state_fwd forms E from it,
+  // k and v. GDN's row gates (fused_gate): e^{G_i} and e^{γ − G_i} of the chunk's rows
+  // [num_chunks][H][2][C], from wy_prep or wy_replay.
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
   int* error_flag = nullptr;

@@ -72,7 +72,7 @@ void count_multicast_launch();
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
-// saved), state_fwd without output (Hs, E).
+// saved; with p.Tbeta, fused_replay: W and 𝒯 Diag(β), no U), state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
 // Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward; each beside the kernel
 // before it where li says so).

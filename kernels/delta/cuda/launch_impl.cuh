@@ -357,8 +357,11 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = f
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
-  // Experiment fhalf: the fused forward by column halves (state_fwd_body's FHALF).
-  dispatch_flag<fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE>(experiment("fhalf", VAR), [&](auto fhalf) {
+  // Experiment fhalf: the fused forward by column halves (state_fwd_body's FHALF); fhalf128 at
+  // V-slices of 128 alone (fhalf: 1.02-1.03x there, 0.93-0.98x at 64 beside wy_prep; H200,
+  // 2026-12-04, docs/measurements/2026-12-04-s41/call5/).
+  const bool half = experiment("fhalf", VAR) || (BV == 128 && experiment("fhalf128", VAR));
+  dispatch_flag<fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE>(half, [&](auto fhalf) {
     constexpr bool kHalf = decltype(fhalf)::value;
     static const std::string name = kname(
         OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")

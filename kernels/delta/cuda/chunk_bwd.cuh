@@ -970,7 +970,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     }
     if constexpr (kStackH) {
       // ∂v waits in registers: S5 still holds ∂E for the other warps' R_U products.
-      if constexpr (VAR != kGDN2) row_reduce_add<NTV>(rsum, m0, rowacc);
+      row_reduce_add<NTV>(rsum, m0, rowacc);
       frag_store_bf16(acc, RUb, VP, m0, nV);
       __syncthreads();  // R_U is complete and ∂E (S5) read: S5 takes ∂v
       frag_store_bf16(out, dvst, VP, m0, nV);

@@ -751,7 +751,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
     const int m0 = warp_m0(), nK = warp_n0<K, NT>();
     float acc[1][NK][4];
     frag_zero(acc);
-    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, false>(acc, Tb, kCP, YW, ReplayLayout<VAR, K, V>::KP, m0, nK, 0, kChunk);
+    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, false>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
     for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 Diag(β), rows < len (β = 0 past len)
       if (r >= at.len) return;
       float t[8];

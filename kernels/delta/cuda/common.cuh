@@ -40,9 +40,11 @@ constexpr bool fused_wu(int var, bool output, bool store, int bv) {
 }
 // The Recompute backward's replay state pass forms E the same way where nothing of the backward
 // reads U (K = V = 128: grad_chunk's E-form, rewy_da_from_e; its baseline reads neither W nor U):
-// wy_replay then forms W alone (state_bwd reads it) and 𝒯 Diag(β), not U.
+// wy_replay then forms W alone (state_bwd reads it) and 𝒯 Diag(β), not U (replay_without_u: the
+// head dims where it can; fused_replay: the replay passes that do, at V-slices of whole panels).
+constexpr bool replay_without_u(int var, int k, int v) { return fuses_wu(var) && k == 128 && v == 128; }
 constexpr bool fused_replay(int var, int k, int v, bool output, bool store, int bv) {
-  return fuses_wu(var) && !output && store && bv % 64 == 0 && k == 128 && v == 128;
+  return replay_without_u(var, k, v) && !output && store && bv % 64 == 0;
 }
 // Whether a state_fwd pass forms E from 𝒯 Diag(β), k and v (either of the two above).
 constexpr bool fused_state_pass(int var, int k, int v, bool output, bool store, int bv) {

@@ -293,7 +293,7 @@ template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none. p.Tbeta set
   // (fused_replay): W and 𝒯 Diag(β), no U.
-  dispatch_flag<fuses_wu(VAR) && K == 128 && V == 128>(p.Tbeta != nullptr, [&](auto tbeta) {
+  dispatch_flag<replay_without_u(VAR, K, V)>(p.Tbeta != nullptr, [&](auto tbeta) {
     constexpr bool kTbeta = decltype(tbeta)::value;
     static const std::string name = kname(kTbeta ? "wy_replay_w" : "wy_replay", VAR, K, V, NT / 32);
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto no_q) {
@@ -363,12 +363,10 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   const bool half = experiment("fhalf", VAR) || (BV == 128 && experiment("fhalf128", VAR));
   dispatch_flag<fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE>(half, [&](auto fhalf) {
     constexpr bool kHalf = decltype(fhalf)::value;
-    static const std::string name = kname(
-        OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                        : (BESIDE ? (kHalf ? "state_fwd_out_beside_fhalf" : "state_fwd_out_beside")
-                                  : (kHalf ? "state_fwd_out_fhalf" : "state_fwd_out")))
-               : "state_fwd_replay",
-        VAR, K, V, BV);
+    const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                                             : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+                                    : "state_fwd_replay";
+    static const std::string name = kname((std::string(base) + (kHalf ? "_fhalf" : "")).c_str(), VAR, K, V, BV);
     launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf>,
                       StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p,
                                                                                           V / BV, s);

@@ -147,15 +147,18 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 // Layout: every stage's tiles first (1024-byte aligned), then ∂H⁺ᵀ and −∂Eᵀ, then each stage's
 // small part (e^γ, raw g, span): padding each stage to 1 KB would push the channel-gate kernel at
 // BV = 128 past 227 KB.
-template <int K, int BV, bool QLO, bool KRAW>
+// TBW (state_bwd_wg_kernel's): 𝒯 Diag(β) [C][C] in W's slot, and (KRAW) the rows' e^G.
+template <int K, int BV, bool QLO, bool KRAW, bool TBW = false>
 struct WgBwdShape {
   static constexpr int NS = 2;  // stages
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
-  static constexpr size_t W = 0, Kb = W + tile_k, Qh = Kb + tile_k, Qlo = Qh + tile_k;  // bf16 [C][K]
+  static constexpr size_t W = 0, Kb = W + (TBW ? size_t(kChunk) * kChunk * 2 : tile_k);
+  static constexpr size_t Qh = Kb + tile_k, Qlo = Qh + tile_k;  // bf16 [C][K]
   static constexpr size_t P = Qlo + (QLO ? tile_k : 0);                                  // bf16 [C][C]
   static constexpr size_t dO = P + size_t(kChunk) * kChunk * 2;                          // bf16 [C][BV]
   static constexpr size_t tiles = dO + size_t(kChunk) * BV * 2;                          // a stage's tiles
-  static constexpr size_t gam = 0, graw = gam + K * 4, span = graw + (KRAW ? kChunk * 4 : 0);  // e^γ, g, span
+  static constexpr size_t gam = 0, graw = gam + K * 4, grows = graw + (KRAW ? kChunk * 4 : 0);  // e^γ, g,
+  static constexpr size_t span = grows + (TBW && KRAW ? kChunk * 4 : 0);  // e^{G_i} (TBW, GDN), span
   static constexpr size_t small = span + 16;
   static constexpr size_t Dt = NS * tiles;                             // ∂H⁺ᵀ bf16 [BV][K]
   static constexpr size_t Et = Dt + size_t(BV) * K * 2;                // −∂Eᵀ bf16 [BV][C]
@@ -178,11 +181,20 @@ struct WgBwdShape {
 // scalar gates, whose row decays scale one product), and its own Q̂ᵀ∂O issued behind them, so its
 // last phase is −Wᵀ∂E alone: state_bwd 1.00-1.04x at shape 0, the backward 1.003-1.022x geomean
 // (H200, 2026-12-02, REWY_EXPERIMENTS=wgchain, docs/measurements/2026-12-02-s22/call2-experiments/).
-template <int VAR, int K, int V, int BV, bool QRAW = false>
+//
+// TBW (DeltaNet's and GDN's Recompute backward with the fused replay, experiment nowr): W is never
+// formed. Wᵀ∂E = Kᵀ Diag(Γ) (𝒯 Diag(β))ᵀ ∂E (W = 𝒯 Diag(β) Diag(Γ) K; GDN's Γ = e^G of the rows,
+// DeltaNet's 1): the stage takes 𝒯 Diag(β) (the replay's, [C][C]) in W's slot, the ∂E warpgroup
+// forms X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E) behind its own barrier and writes Xᵀ over ∂H⁺ᵀ (read by
+// then: its ∂E product has completed), and each holder adds its rows of Kᵀ X (K̄'s slot holds raw
+// k for both). One 64×64×BV product more on the step's chain; wy_replay then forms no W (16 KB a
+// chunk less written there and 8 KB less read here).
+template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   constexpr bool kFoldScale = !kKraw, kBothHold = K / 64 >= 2;
-  using L = WgBwdShape<K, BV, kQlo, kKraw>;
+  static_assert(!TBW || replay_without_u(VAR, K, V), "W from 𝒯 Diag(β): DeltaNet's and GDN's replay at K = V = 128");
+  using L = WgBwdShape<K, BV, kQlo, kKraw, TBW>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
   static_assert(!QRAW || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
@@ -221,7 +233,12 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(sm + L::span) = sp;
     const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(t + off); };
-    async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
+    if constexpr (TBW) {  // 𝒯 Diag(β) in W's slot, and GDN's e^{G_i}
+      async_tile_sw128<kChunk, kChunk>(bf(L::W), p.Tbeta + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
+      if constexpr (kKraw) async_tile<1, kChunk * 4>(sm + L::grows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+    } else {
+      async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
+    }
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
     if constexpr (QRAW) {  // warpgroup 0 alone: the threads that convert it
       if (threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
@@ -339,15 +356,26 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       for (int j = 0; j < BV / 2; ++j) accE[j] = -accE[j];
       wg::store_transposed<BV>(accE, Et, 0);
       wg::fence_smem_writes();
+      if constexpr (TBW) {  // Xᵀ over ∂H⁺ᵀ, X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E)
+        warpgroup_sync(2);  // this warpgroup's −∂Eᵀ; its ∂E products (∂H⁺ᵀ's last readers) are done
+        wg::gemm<BV, kChunk, Major::MN, Major::K>(accE, bf(L::W), Et, false);  // (awaits Q̂ᵀ∂O too)
+        if constexpr (kKraw) {
+          const float* const grows = reinterpret_cast<const float*>(sm + L::grows);
+          wg::frag_for_each<BV>(accE, [&](int r, int, float& x) { x *= grows[r]; });
+        }
+        wg::store_transposed<BV>(accE, Dt, 0);
+        wg::fence_smem_writes();
+      }
       wg::wait<0>();  // Q̂ᵀ∂O
     }
-    __syncthreads();  // −∂Eᵀ complete
+    __syncthreads();  // −∂Eᵀ (TBW: Xᵀ) complete
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
 #pragma unroll
       for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];
-      wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
+      if constexpr (TBW) wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::Kb) + srow0 * kChunk, Dt, true);  // + Kᵀ X
+      else wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
     count_step(p, kStateBwdPass, c, h);  // ∂H⁺ (stored at the step's start) and ∂E are out

@@ -687,11 +687,14 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
 // NO_Q (GDN's Recompute backward, q_from_row_gates): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
 // TBETA (fused_replay: the replay's state pass forms E from 𝒯 Diag(β), k and v): W alone (for
-// state_bwd) and 𝒯 Diag(β) into p.Tbeta, no v, Y_U or U.
-template <int VAR, int K, int V, int NT, bool NO_Q = false, bool TBETA = false>
+// state_bwd) and 𝒯 Diag(β) into p.Tbeta, no v, Y_U or U. NO_W (experiment nowr: state_bwd forms
+// Wᵀ∂E from 𝒯 Diag(β) and k, state_bwd_wg_kernel's TBW): 𝒯 Diag(β) and the gates alone, no q, k,
+// Y_W or W.
+template <int VAR, int K, int V, int NT, bool NO_Q = false, bool TBETA = false, bool NO_W = false>
 __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   static_assert(!TBETA || fuses_wu(VAR), "TBETA: DeltaNet's and GDN's replay");
+  static_assert(!NO_W || (TBETA && (NO_Q || VAR != kGDN)), "NO_W: the fused replay, GDN's without Q̂");
   using L = ReplayLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
   constexpr int kOctK = kChunk * K / 8 / NT, kOctV = kChunk * V / 8 / NT;  // row octets a thread
@@ -713,7 +716,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
   uint4 qr[kOctK], kr[kOctK], br[kOctK], vr[kOctV], wr[kOctV];
 #pragma unroll
-  for (int it = 0; it < kOctK; ++it) {
+  for (int it = 0; it < (NO_W ? 0 : kOctK); ++it) {
     const int i = row_of(it, K), d0 = col_of(it, K);
     if constexpr (VT<VAR>::gated) qr[it] = load_row16(p.q + at.baseK, at.strideK, i, d0, at.len);
     kr[it] = load_row16(p.k + at.baseK, at.strideK, i, d0, at.len);
@@ -729,7 +732,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
 
   const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
 #pragma unroll
-  for (int it = 0; it < kOctK; ++it) {
+  for (int it = 0; it < (NO_W ? 0 : kOctK); ++it) {
     const int i = row_of(it, K), d0 = col_of(it, K);
     float q[8] = {}, k[8], co[8];
     if constexpr (VT<VAR>::gated) unpack8(q, qr[it]);
@@ -750,8 +753,10 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
     constexpr int NK = kWarpTiles<K, NT>;
     const int m0 = warp_m0(), nK = warp_n0<K, NT>();
     float acc[1][NK][4];
-    frag_zero(acc);
-    warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, false>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
+    if constexpr (!NO_W) {
+      frag_zero(acc);
+      warp_mma<1, NK, Lay::RowMajor, Lay::RowMajor, false>(acc, Tb, kCP, YW, KP, m0, nK, 0, kChunk);
+    }
     for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {  // 𝒯 Diag(β), rows < len (β = 0 past len)
       if (r >= at.len) return;
       float t[8];
@@ -760,10 +765,12 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
       for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
       store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
     });
-    __syncthreads();  // Y_W is read
-    frag_store_bf16(acc, YW, KP, m0, nK);
-    __syncthreads();  // W is staged
-    store_tile_rows<kChunk, K, NT>(p.W + at.baseK, at.strideK, YW, KP, at.len);
+    if constexpr (!NO_W) {
+      __syncthreads();  // Y_W is read
+      frag_store_bf16(acc, YW, KP, m0, nK);
+      __syncthreads();  // W is staged
+      store_tile_rows<kChunk, K, NT>(p.W + at.baseK, at.strideK, YW, KP, at.len);
+    }
     phase_mark(p.phase_cycles, 2);
   } else {
 #pragma unroll
@@ -1209,7 +1216,7 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // (1, 16384, 16), (1, 32768, 32): 1.02-1.06x every variant; at the many-pair shapes, whose wait
 // then has one chunk fewer in flight, 0.96-0.99x, so the other passes keep the barrier (H200,
 // 2026-12-04, experiment hend, docs/measurements/2026-12-04-s41/call1/).
-// FHALF (experiment `fhalf`, the fused forward): each warpgroup forms its own half of the columns
+// FHALF (the fused forward at V-slices of 128; experiment `fhalf` at every slice): each warpgroup forms its own half of the columns
 // of D, Q̂ H, E and O, as the replay does with D and E, behind its own named barriers; the block
 // barrier before K̄ᵀE stays (the state is held by rows).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,

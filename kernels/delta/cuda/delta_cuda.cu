@@ -291,13 +291,14 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
 // are the (contiguous) inputs themselves, and wy_prep stores no copies. q_hat = false: no Q̂ and no
 // second term (GDN's replay where state_bwd forms them from q: q_from_row_gates). k_bar = false:
 // no K̄ (GDN's Save forward with row gates: save_row_gates). u = false: no U (the replay where
-// its state pass forms E from 𝒯 Diag(β): fused_replay).
+// its state pass forms E from 𝒯 Diag(β): fused_replay). w = false: no W (the replay whose
+// state_bwd forms Wᵀ∂E from 𝒯 Diag(β) and k: experiment nowr).
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
                             const Inputs& in, const Device& dev, const Stream& s, bool q_hat = true,
-                            bool k_bar = true, bool u = true) {
+                            bool k_bar = true, bool u = true, bool w = true) {
   const int64_t B = d.B, T = d.T, H = d.H, K = d.K, V = d.V, NC = std::max(ct.num_chunks, 1);
   auto bf16 = [&](const Shape& shape) { return Tensor::empty(shape, DType::BF16, dev, &s); };
-  m.W = bf16({B, T, H, K});
+  if (w) m.W = bf16({B, T, H, K});
   if (u) m.U = bf16({B, T, H, V});
   if (!m.P.defined()) m.P = bf16({B, T, H, kChunk});
   if (q_hat) m.Qg = has_gate(cfg.variant) ? bf16({B, T, H, K}) : in.q;
@@ -505,6 +506,10 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // wy_replay writes 𝒯 Diag(β) and W (state_bwd's), no U.
   const bool replay_tbeta = sv.policy == Policy::Recompute &&
                             fused_replay(variant_id(cfg.variant), int(K), int(V), false, true, std::min<int>(li.bv, int(V)));
+  // Experiment nowr: nor W, where state_bwd runs on wgmma (V-slices of 64 and 128): it forms Wᵀ∂E
+  // from 𝒯 Diag(β) and k (state_bwd_wg_kernel's TBW).
+  const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0 &&
+                           experiment("nowr", variant_id(cfg.variant));
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
@@ -516,7 +521,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   } else {
     replay.Tinv = sv.Tinv;
     replay.P = sv.P;
-    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li), true, !replay_tbeta);
+    allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li), true, !replay_tbeta,
+                           !replay_no_w);
     if (replay_tbeta) replay_Tbeta = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);

@@ -15,9 +15,9 @@ namespace rewy::delta::cuda_impl {
 // an extra template flag on the kernel, its instantiation launched where experiment("name")
 // holds, at every shape (and warp count, but grad_chunk's at 16 warps only), so the GPU tests cover
 // what would become the default.
-// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); fhalf and
-// fhalf128 (DeltaNet's and GDN's fused forward pass by column halves, everywhere or at V-slices of
-// 128 alone: launch_state_fwd_as);
+// Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); fhalf
+// (DeltaNet's and GDN's fused forward pass by column halves at every V-slice, not only at 128:
+// launch_state_fwd_as);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

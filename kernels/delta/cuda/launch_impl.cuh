@@ -293,12 +293,20 @@ template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none. p.Tbeta set
   // (fused_replay): W and 𝒯 Diag(β), no U.
+  // p.W null too (experiment nowr): 𝒯 Diag(β) alone (state_bwd forms Wᵀ∂E from it and k).
+  REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr && (VAR != kGDN || p.Qg == nullptr)),
+             "wy_replay without W: only DeltaNet's and GDN's fused replay (GDN's without Q̂)");
   dispatch_flag<replay_without_u(VAR, K, V)>(p.Tbeta != nullptr, [&](auto tbeta) {
     constexpr bool kTbeta = decltype(tbeta)::value;
-    static const std::string name = kname(kTbeta ? "wy_replay_w" : "wy_replay", VAR, K, V, NT / 32);
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto no_q) {
-      launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, decltype(no_q)::value, kTbeta>, NT,
-                            ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
+      constexpr bool kNoQ = decltype(no_q)::value;
+      dispatch_flag<kTbeta && (kNoQ || VAR != kGDN)>(p.W == nullptr, [&](auto no_w) {
+        constexpr bool kNoW = decltype(no_w)::value;
+        static const std::string name =
+            kname(kNoW ? "wy_replay_tb" : kTbeta ? "wy_replay_w" : "wy_replay", VAR, K, V, NT / 32);
+        launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, kNoQ, kTbeta, kNoW>, NT, ReplayLayout<VAR, K, V>::total>(
+            name, kReplayPhases, p, s);
+      });
     });
   });
 }
@@ -357,10 +365,12 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = f
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
-  // Experiment fhalf: the fused forward by column halves (state_fwd_body's FHALF); fhalf128 at
-  // V-slices of 128 alone (fhalf: 1.02-1.03x there, 0.93-0.98x at 64 beside wy_prep; H200,
-  // 2026-12-04, docs/measurements/2026-12-04-s41/call5/).
-  const bool half = experiment("fhalf", VAR) || (BV == 128 && experiment("fhalf128", VAR));
+  // The fused forward by column halves (state_fwd_body's FHALF) at V-slices of 128: Recompute
+  // forward 1.033-1.035x at (8, 2048, 16) and (8, 4096, 32), DeltaNet and GDN, within ±1% at the
+  // shapes whose slices are narrower (H200, 2026-12-04, docs/measurements/2026-12-04-s42/call1/).
+  // Experiment fhalf: at every slice (0.93-0.98x at 64 beside wy_prep, where the halves' products
+  // are 32 columns wide; docs/measurements/2026-12-04-s41/call5/).
+  const bool half = BV == 128 || experiment("fhalf", VAR);
   dispatch_flag<fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE>(half, [&](auto fhalf) {
     constexpr bool kHalf = decltype(fhalf)::value;
     const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
@@ -400,16 +410,25 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
   static const std::string name = kname("state_bwd", VAR, K, V, BV);
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
   if constexpr (BV % 64 == 0) {
-    auto with = [&](auto qraw) {
-      launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value>, WgBwdShape<K, BV, kQlo, kKraw>::total>(
-          name, kStateBwdPhases, p, V / BV, s, beside);
-    };
     // GDN without Q̂ in global memory (the replay or the Save forward wrote none): from q and e^G,
-    // state_bwd_wg_kernel's QRAW. (GDN alone instantiates it.)
-    dispatch_flag<VAR == kGDN>(p.Qg == nullptr, with);
-  } else
+    // state_bwd_wg_kernel's QRAW. (GDN alone instantiates it.) No W (the replay formed none,
+    // experiment nowr): Wᵀ∂E from 𝒯 Diag(β) and k, its TBW.
+    REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr),
+               "state_bwd: neither W nor 𝒯 Diag(β) given");
+    dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto qraw) {
+      dispatch_flag<replay_without_u(VAR, K, V)>(p.W == nullptr, [&](auto tbw) {
+        constexpr bool kTbw = decltype(tbw)::value;
+        static const std::string name_tbw = kname(kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
+        launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw>,
+                          WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name_tbw, kStateBwdPhases, p, V / BV, s,
+                                                                                beside);
+      });
+    });
+  } else {
+    REWY_CHECK(p.W != nullptr, "state_bwd at V-slices of {}: reads W, which the replay did not form", BV);
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s, beside);
+  }
 }
 
 // grad_chunk's products on warpgroups (wgmma, EXP 3: phase 1's s ∂O Hᵀ and s ∂O Eᵀ, phase 2's ∂W,

@@ -35,10 +35,15 @@ struct Case {
   bool h0;
 };
 
+bool small_run() {
+  const char* s = std::getenv("REWY_GPU_TEST_SMALL");
+  return s && std::string(s) == "1";
+}
+
 std::vector<Case> cases() {
   // (The second case's Recompute configurations take V-slices of 64 and 128: the fused forward
   // and replay of DeltaNet and GDN at K = V = 128 under the sanitizers too.)
-  if (const char* s = std::getenv("REWY_GPU_TEST_SMALL"); s && std::string(s) == "1")
+  if (small_run())
     return {{130, 2, 64, 64, {70, 60}, true}, {130, 2, 128, 128, {70, 60}, true}};
   std::vector<Case> cs;
   const int64_t dims[][2] = {{128, 128}, {64, 64}, {128, 64}, {64, 128}};
@@ -111,7 +116,11 @@ void check_variant(Variant variant) {
         cfg.grad_warps = std::array{16, 8}[(i + k / 2) % 2];
         cfg.prep_warps = std::array{0, 8, 16}[(i + k) % 3];  // 0: KDA's and GDN2's kernel in channel slices
         cfg.replay_warps = std::array{8, 16}[(i + k / 2) % 2];
-        cfg.prep_overlap = (i + k / 4) % 2 == 1;  // wy_prep's operands beside the inverse, or after it
+        // wy_prep's operands beside the inverse, or after it. Not under the sanitizers: racecheck
+        // reports that form's named-barrier pattern, which it also reports in the 40-line
+        // tests/repro/named_barrier_racecheck.cu (Config::prep_overlap is off by default; call 3
+        // of docs/measurements/2026-12-04-s42/ has the hazards it reports at K = V = 128).
+        cfg.prep_overlap = !small_run() && (i + k / 4) % 2 == 1;
         const Outputs out = run_named(cfg, dev);
         std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={:<3d} W={:<2d} P={:<2d}{} R={:<2d}",
                                        name(variant), cs_i.T, cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ",

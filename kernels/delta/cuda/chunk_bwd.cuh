@@ -182,7 +182,7 @@ struct WgBwdShape {
 // last phase is −Wᵀ∂E alone: state_bwd 1.00-1.04x at shape 0, the backward 1.003-1.022x geomean
 // (H200, 2026-12-02, REWY_EXPERIMENTS=wgchain, docs/measurements/2026-12-02-s22/call2-experiments/).
 //
-// TBW (DeltaNet's and GDN's Recompute backward with the fused replay, experiment nowr): W is never
+// TBW (DeltaNet's and GDN's Recompute backward with the fused replay: replay_no_w in delta_cuda.cu): W is never
 // formed. Wᵀ∂E = Kᵀ Diag(Γ) (𝒯 Diag(β))ᵀ ∂E (W = 𝒯 Diag(β) Diag(Γ) K; GDN's Γ = e^G of the rows,
 // DeltaNet's 1): the stage takes 𝒯 Diag(β) (the replay's, [C][C]) in W's slot, the ∂E warpgroup
 // forms X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E) behind its own barrier and writes Xᵀ over ∂H⁺ᵀ (read by

@@ -687,7 +687,7 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // (GDN, 80) or four (DeltaNet, 60) made them 2-5% slower (H200, 2026-11-30).
 // NO_Q (GDN's Recompute backward, q_from_row_gates): no Q̂ and no second term (state_bwd_wg_kernel's QRAW forms them).
 // TBETA (fused_replay: the replay's state pass forms E from 𝒯 Diag(β), k and v): W alone (for
-// state_bwd) and 𝒯 Diag(β) into p.Tbeta, no v, Y_U or U. NO_W (experiment nowr: state_bwd forms
+// state_bwd) and 𝒯 Diag(β) into p.Tbeta, no v, Y_U or U. NO_W (replay_no_w: state_bwd forms
 // Wᵀ∂E from 𝒯 Diag(β) and k, state_bwd_wg_kernel's TBW): 𝒯 Diag(β) and the gates alone, no q, k,
 // Y_W or W.
 template <int VAR, int K, int V, int NT, bool NO_Q = false, bool TBETA = false, bool NO_W = false>

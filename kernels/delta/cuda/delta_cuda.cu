@@ -292,7 +292,7 @@ Inputs contiguous_inputs(const Inputs& in, const Stream& s) {
 // second term (GDN's replay where state_bwd forms them from q: q_from_row_gates). k_bar = false:
 // no K̄ (GDN's Save forward with row gates: save_row_gates). u = false: no U (the replay where
 // its state pass forms E from 𝒯 Diag(β): fused_replay). w = false: no W (the replay whose
-// state_bwd forms Wᵀ∂E from 𝒯 Diag(β) and k: experiment nowr).
+// state_bwd forms Wᵀ∂E from 𝒯 Diag(β) and k: replay_no_w).
 void allocate_intermediates(Saved& m, const Config& cfg, const Dims& d, const ChunkTable& ct, bool with_states,
                             const Inputs& in, const Device& dev, const Stream& s, bool q_hat = true,
                             bool k_bar = true, bool u = true, bool w = true) {
@@ -506,10 +506,12 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // wy_replay writes 𝒯 Diag(β) and W (state_bwd's), no U.
   const bool replay_tbeta = sv.policy == Policy::Recompute &&
                             fused_replay(variant_id(cfg.variant), int(K), int(V), false, true, std::min<int>(li.bv, int(V)));
-  // Experiment nowr: nor W, where state_bwd runs on wgmma (V-slices of 64 and 128): it forms Wᵀ∂E
-  // from 𝒯 Diag(β) and k (state_bwd_wg_kernel's TBW).
-  const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0 &&
-                           experiment("nowr", variant_id(cfg.variant));
+  // Nor W where state_bwd runs on wgmma (V-slices of 64 and 128): it forms Wᵀ∂E from 𝒯 Diag(β)
+  // and k (state_bwd_wg_kernel's TBW). Recompute backward 1.004-1.075x DeltaNet (geomean 1.042),
+  // 1.005-1.040x GDN (1.024) at the six shapes; wy_replay at shape 0 63 -> 33 us (DeltaNet), 72 ->
+  // 34 us (GDN), state_bwd 142 -> 136 us, 152 -> 170 us (H200, 2026-12-04, experiment nowr,
+  // docs/measurements/2026-12-04-s42/call3/).
+  const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0;
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&

@@ -293,7 +293,7 @@ template <int VAR, int K, int V, int NT>
 void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none. p.Tbeta set
   // (fused_replay): W and 𝒯 Diag(β), no U.
-  // p.W null too (experiment nowr): 𝒯 Diag(β) alone (state_bwd forms Wᵀ∂E from it and k).
+  // p.W null too (replay_no_w): 𝒯 Diag(β) alone (state_bwd forms Wᵀ∂E from it and k).
   REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr && (VAR != kGDN || p.Qg == nullptr)),
              "wy_replay without W: only DeltaNet's and GDN's fused replay (GDN's without Q̂)");
   dispatch_flag<replay_without_u(VAR, K, V)>(p.Tbeta != nullptr, [&](auto tbeta) {
@@ -412,7 +412,7 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
   if constexpr (BV % 64 == 0) {
     // GDN without Q̂ in global memory (the replay or the Save forward wrote none): from q and e^G,
     // state_bwd_wg_kernel's QRAW. (GDN alone instantiates it.) No W (the replay formed none,
-    // experiment nowr): Wᵀ∂E from 𝒯 Diag(β) and k, its TBW.
+    // replay_no_w in delta_cuda.cu): Wᵀ∂E from 𝒯 Diag(β) and k, its TBW.
     REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr),
                "state_bwd: neither W nor 𝒯 Diag(β) given");
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto qraw) {

@@ -461,6 +461,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     sv.policy = cfg.policy;
     sv.Tinv = Tinv;
     sv.P = P;
+    if (Tbeta.defined() && experiment("keeptb", var)) sv.Tbeta = Tbeta;
   }
   return r;
 }
@@ -512,6 +513,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // 34 us (GDN), state_bwd 142 -> 136 us, 152 -> 170 us (H200, 2026-12-04, experiment nowr,
   // docs/measurements/2026-12-04-s42/call3/).
   const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0;
+  // Experiment keeptb: the forward kept its 𝒯 Diag(β) (Saved::Tbeta): the replay reads it.
+  li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
@@ -525,7 +528,9 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     replay.P = sv.P;
     allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li), true, !replay_tbeta,
                            !replay_no_w);
-    if (replay_tbeta) replay_Tbeta = Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
+    if (replay_tbeta) replay_Tbeta = li.tbeta_saved ? sv.Tbeta : Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
+    // (DeltaNet's e^γ, 1, which no wy_replay writes then: state_bwd reads it.)
+    if (li.tbeta_saved && !has_gate(cfg.variant)) fill(replay.gexp, 1.0, &s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);

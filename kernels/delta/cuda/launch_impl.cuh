@@ -290,7 +290,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
 }
 
 template <int VAR, int K, int V, int NT>
-void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
+void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s, bool gates_only) {
   // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none. p.Tbeta set
   // (fused_replay): W and 𝒯 Diag(β), no U.
   // p.W null too (replay_no_w): 𝒯 Diag(β) alone (state_bwd forms Wᵀ∂E from it and k).
@@ -302,18 +302,23 @@ void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
       constexpr bool kNoQ = decltype(no_q)::value;
       dispatch_flag<kTbeta && (kNoQ || VAR != kGDN)>(p.W == nullptr, [&](auto no_w) {
         constexpr bool kNoW = decltype(no_w)::value;
-        static const std::string name =
-            kname(kNoW ? "wy_replay_tb" : kTbeta ? "wy_replay_w" : "wy_replay", VAR, K, V, NT / 32);
-        launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, kNoQ, kTbeta, kNoW>, NT, ReplayLayout<VAR, K, V>::total>(
-            name, kReplayPhases, p, s);
+        // gates_only (LaunchInfo::tbeta_saved): e^γ and the row gates alone.
+        dispatch_flag<kNoW && VT<VAR>::gated>(gates_only, [&](auto gates) {
+          constexpr bool kGates = decltype(gates)::value;
+          static const std::string name =
+              kname(kGates ? "wy_replay_gates" : kNoW ? "wy_replay_tb" : kTbeta ? "wy_replay_w" : "wy_replay", VAR, K,
+                    V, NT / 32);
+          launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, kNoQ, kTbeta, kNoW, kGates>, NT,
+                                ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
+        });
       });
     });
   });
 }
 
 template <int VAR, int K, int V>
-void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // warps: LaunchInfo::replay_warps
-  dispatch_threads(warps, [&](auto nt) { launch_wy_replay_threads<VAR, K, V, decltype(nt)::value>(p, s); });
+void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps, bool gates_only) {  // LaunchInfo's replay_warps, tbeta_saved
+  dispatch_threads(warps, [&](auto nt) { launch_wy_replay_threads<VAR, K, V, decltype(nt)::value>(p, s, gates_only); });
 }
 
 // The cluster form of state_fwd (its V / BV slices of a pair as one cluster sharing the stage
@@ -634,7 +639,8 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
+    // (With the forward's 𝒯 Diag(β), DeltaNet's replay has nothing left to form.)
+    if (!li.tbeta_saved || VT<VAR>::gated) launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps, li.tbeta_saved);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }

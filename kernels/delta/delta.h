@@ -174,9 +174,9 @@ struct Saved {
   // CUDA, GDN's Save policy where the state passes take row gates (state slices of 64 and 128):
   // e^{G_i} and e^{γ − G_i} of each chunk's rows, [num_chunks, H, 2C], in place of Qg, Qlo and Kg.
   Tensor gate_rows;
-  // CUDA, Recompute (experiment keeptb): 𝒯 Diag(β), [B, T, H, C], where the forward's state pass
-  // formed E from it (DeltaNet and GDN at V-slices of 64 and 128): the backward's replay then
-  // forms none (DeltaNet's runs no wy_replay at all).
+  // CUDA, Recompute: 𝒯 Diag(β), [B, T, H, C], where the forward's state pass formed E from it
+  // (DeltaNet and GDN at V-slices of 64 and 128): the backward's replay then forms none
+  // (DeltaNet's runs no wy_replay at all). One C-wide tensor more than 𝒯 and P.
   Tensor Tbeta;
 };
 

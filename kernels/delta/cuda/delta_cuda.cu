@@ -461,7 +461,10 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     sv.policy = cfg.policy;
     sv.Tinv = Tinv;
     sv.P = P;
-    if (Tbeta.defined() && experiment("keeptb", var)) sv.Tbeta = Tbeta;
+    // 𝒯 Diag(β) too where the pass formed E from it (as much memory as 𝒯): the backward's replay
+    // reads it. Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5 (H200,
+    // 2026-12-04, experiment keeptb, docs/measurements/2026-12-04-s42/call4/).
+    if (Tbeta.defined()) sv.Tbeta = Tbeta;
   }
   return r;
 }
@@ -513,7 +516,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // 34 us (GDN), state_bwd 142 -> 136 us, 152 -> 170 us (H200, 2026-12-04, experiment nowr,
   // docs/measurements/2026-12-04-s42/call3/).
   const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0;
-  // Experiment keeptb: the forward kept its 𝒯 Diag(β) (Saved::Tbeta): the replay reads it.
+  // The forward kept its 𝒯 Diag(β) (Saved::Tbeta): the replay reads it.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {

@@ -52,7 +52,7 @@ struct LaunchInfo {
   // value, else these defaults (launch_info gives KDA's wy_prep 16).
   int grad_warps = 16, prep_warps = 8, replay_warps = 8;
   bool prep_overlap = false;  // Config::prep_overlap
-  // Recompute backward: p.Tbeta is the forward's (Saved::Tbeta, experiment keeptb), so wy_replay
+  // Recompute backward: p.Tbeta is the forward's (Saved::Tbeta), so wy_replay
   // forms only the gates (GDN) or does not run (DeltaNet).
   bool tbeta_saved = false;
   bool prep_split = false;    // channel gates: wy_prep_split_kernel (Config::prep_warps 0)

@@ -50,9 +50,12 @@ def kernels(op):
     copies = ["Qg", "Kg"] if gated else []
     # DeltaNet and GDN at V-slices of 64/128 (the benchmark shapes but (1, 16384, 16)'s forward):
     # the state passes form E = 𝒯 Diag(β) (V − Γ ⊙ K H) from 𝒯 Diag(β) ("Tb"), k and v, so W and U
-    # are never formed in the forward (fused_wu), and the replay forms no U (fused_replay, K = V =
-    # 128): wy_replay writes W (state_bwd's) and 𝒯 Diag(β). GDN's passes take q and k with the row
-    # gates (fused_gate).
+    # are never formed in the forward (fused_wu); the Recompute forward keeps 𝒯 Diag(β) (Saved::
+    # Tbeta), the replay forms no U (fused_replay, K = V = 128) and no W (state_bwd forms Wᵀ∂E from
+    # 𝒯 Diag(β) and k: replay_no_w), so DeltaNet's backward runs no wy_replay (its e^γ is a fill of
+    # ones) and GDN's forms the gates alone. (At (1, 16384, 16) the forward's slices are 32: there
+    # the replay forms 𝒯 Diag(β) from 𝒯 and β.) GDN's passes take q and k with the row gates
+    # (fused_gate).
     if op in ("deltanet", "gdn"):
         rows = ["rows"] if scalar else []
         fwd = [
@@ -62,7 +65,7 @@ def kernels(op):
         # (no Q̂ or its second term where state_bwd runs V-slices of 64 or 128, every benchmark
         # shape: q_from_row_gates in delta_cuda.cu; state_bwd forms Q̂ from q and the row gates)
         replay = [
-            ("wy_replay", "bwd", ["k", "coef", "g", "T"], ["W", "Tb", "gexp"] + rows),
+            ("wy_replay (gates)", "bwd", ["g"], ["gexp"] + rows) if scalar else ("e^γ fill", "bwd", [], ["gexp"]),
             ("state_fwd (replay)", "bwd", ["Tb", "k_in", "v", "gexp"] + rows, ["Hs", "E"]),
         ]
     else:
@@ -75,8 +78,10 @@ def kernels(op):
             ("wy_replay", "bwd", ["q", "k", "v", "coef", "g", "T"], ["W", "U", "gexp"] + copies + ["Qlo"]),
             ("state_fwd (replay)", "bwd", ["W", kb, "U", "gexp"], ["Hs", "E"]),
         ]
+    # (DeltaNet's and GDN's state_bwd: 𝒯 Diag(β) in W's place, with k, which it reads anyway)
+    w_bwd = "Tb" if op in ("deltanet", "gdn") else "W"
     return fwd + replay + [
-        ("state_bwd", "bwd", ["W"] + (["q_in", "rows"] if scalar else [qh]) + ["P", "dO", "gexp"] + kb_bwd
+        ("state_bwd", "bwd", [w_bwd] + (["q_in", "rows"] if scalar else [qh]) + ["P", "dO", "gexp"] + kb_bwd
          + (["Qlo"] if gated and not scalar else []), ["dHs", "dE"]),
         # ReWY at K = V = 128 (∂A = −stril(R_U Eᵀ), the E-form since the thirty-seventh session): W and
         # U are not read; E and ∂H⁺ read twice (phase 1 and phase 5)

@@ -31,19 +31,22 @@ class DesignFloorTest(unittest.TestCase):
         self.assertEqual(kernel_bytes("deltanet", "state_fwd (output)"), (128 + 256 + 256 + 128 + 256 + 4 * 128 / 64, 256))
         # KDA's forward writes W, U and the Q̂/K̄ copies and reads its fp32 gate
         self.assertEqual(kernel_bytes("kda", "wy_prep"), (3 * 256 + 2 + 4 * 128, 2 * 128 + 2 * 256 + 4 * 128 / 64 + 2 * 256))
-        # the Recompute forward keeps P, so the replay reads 𝒯 and writes no C×C product but
-        # 𝒯 Diag(β) (DeltaNet, GDN: their replay's state pass forms E from it, k and v, so no v
-        # read and no U written; W stays for state_bwd)
-        self.assertEqual(kernel_bytes("deltanet", "wy_replay"), (256 + 2 + 128, 256 + 128 + 4 * 128 / 64))
+        # the Recompute forward keeps P and (DeltaNet, GDN) 𝒯 Diag(β): their replay's state pass
+        # forms E from it, k and v and state_bwd forms Wᵀ∂E from it and k, so DeltaNet runs no
+        # wy_replay (e^γ is a fill) and GDN's reads g and writes e^γ and the row gates alone
+        with self.assertRaises(KeyError):
+            kernel_bytes("deltanet", "wy_replay")
+        self.assertEqual(kernel_bytes("deltanet", "e^γ fill"), (0, 4 * 128 / 64))
+        self.assertEqual(kernel_bytes("gdn", "wy_replay (gates)"), (4, 4 * 128 / 64 + 8))
         self.assertEqual(kernel_bytes("deltanet", "state_fwd (replay)")[0], 128 + 256 + 256 + 4 * 128 / 64)
+        # DeltaNet's state_bwd: 𝒯 Diag(β), q, P, ∂O, e^γ, k
+        self.assertEqual(kernel_bytes("deltanet", "state_bwd")[0], 128 + 256 + 128 + 256 + 4 * 128 / 64 + 256)
         self.assertEqual(kernel_bytes("kda", "wy_replay")[1], 2 * 256 + 4 * 128 / 64 + 3 * 256)  # + Q̂, K̄, Q̂'s 2nd term
         # the replay's state pass writes one bf16 K×V state per 64-token chunk and E
         self.assertEqual(kernel_bytes("gdn", "state_fwd (replay)")[1], 2 * 128 * 128 / 64 + 256)
         # grad_chunk reads E and ∂H⁺ twice: keeping them on chip removes both reads
         reads, _ = kernel_bytes("deltanet", "grad_chunk")
         self.assertEqual(kernel_bytes("deltanet", "grad_chunk", drop=("E", "dHs"))[0], reads - 2 * (256 + 512))
-        # GDN's replay writes W, 𝒯 Diag(β), e^γ and the row gates (state_bwd forms Q̂ from q and them)
-        self.assertEqual(kernel_bytes("gdn", "wy_replay")[1], 256 + 128 + 4 * 128 / 64 + 8)
         # the E-form (∂A = −stril(R_U Eᵀ)) reads no W and no U
         self.assertEqual(kernel_bytes("kda", "grad_chunk", drop=("W", "U")), kernel_bytes("kda", "grad_chunk"))
 

@@ -184,7 +184,7 @@ struct WgBwdShape {
 //
 // TBW (DeltaNet's and GDN's Recompute backward with the fused replay: replay_no_w in delta_cuda.cu): W is never
 // formed. Wᵀ∂E = Kᵀ Diag(Γ) (𝒯 Diag(β))ᵀ ∂E (W = 𝒯 Diag(β) Diag(Γ) K; GDN's Γ = e^G of the rows,
-// DeltaNet's 1): the stage takes 𝒯 Diag(β) (the replay's, [C][C]) in W's slot, the ∂E warpgroup
+// DeltaNet's 1): the stage takes 𝒯 Diag(β) (the forward's kept one, or the replay's; [C][C]) in W's slot, the ∂E warpgroup
 // forms X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E) behind its own barrier and writes Xᵀ over ∂H⁺ᵀ (read by
 // then: its ∂E product has completed), and each holder adds its rows of Kᵀ X (K̄'s slot holds raw
 // k for both). One 64×64×BV product more on the step's chain; wy_replay then forms no W (16 KB a

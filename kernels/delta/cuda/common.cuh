@@ -40,8 +40,9 @@ constexpr bool fused_wu(int var, bool output, bool store, int bv) {
 }
 // The Recompute backward's replay state pass forms E the same way where nothing of the backward
 // reads U (K = V = 128: grad_chunk's E-form, rewy_da_from_e; its baseline reads neither W nor U):
-// wy_replay then forms W alone (state_bwd reads it) and 𝒯 Diag(β), not U (replay_without_u: the
-// head dims where it can; fused_replay: the replay passes that do, at V-slices of whole panels).
+// wy_replay then forms 𝒯 Diag(β) and no U (replay_without_u: the head dims where it can;
+// fused_replay: the replay passes that do, at V-slices of whole panels), and W only for state_bwd
+// at V-slices of 16 and 32 (on wgmma it forms Wᵀ∂E from 𝒯 Diag(β) and k: replay_no_w).
 constexpr bool replay_without_u(int var, int k, int v) { return fuses_wu(var) && k == 128 && v == 128; }
 constexpr bool fused_replay(int var, int k, int v, bool output, bool store, int bv) {
   return replay_without_u(var, k, v) && !output && store && bv % 64 == 0;

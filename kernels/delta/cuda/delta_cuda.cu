@@ -507,7 +507,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
 
   Saved replay;  // Recompute: the replay's intermediates
   // The replay's state pass forms E from 𝒯 Diag(β), k and v where nothing reads U (fused_replay):
-  // wy_replay writes 𝒯 Diag(β) and W (state_bwd's), no U.
+  // wy_replay writes 𝒯 Diag(β) and, for state_bwd at V-slices of 16 and 32 (mma.sync), W; no U.
   const bool replay_tbeta = sv.policy == Policy::Recompute &&
                             fused_replay(variant_id(cfg.variant), int(K), int(V), false, true, std::min<int>(li.bv, int(V)));
   // Nor W where state_bwd runs on wgmma (V-slices of 64 and 128): it forms Wᵀ∂E from 𝒯 Diag(β)

@@ -52,6 +52,16 @@ if [ "${FLA_COMPILE:-0}" = 1 ]; then
 fi
 # On every exit: one all.tar.gz, and FLA's compiled kernels beside it (the pack's parts are files of their own).
 finish() {
+  # The sanitizers' findings, condensed (each distinct line once, in order, with its count;
+  # offsets dropped): the whole logs are too many files for the device to return.
+  if compgen -G "$out/san_*.log" >/dev/null; then
+    for f in "$out"/san_*.log; do
+      echo "== $(basename "$f"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1)"
+      grep -E "Error|and (Read|Write) access|Invalid|Address" "$f" |
+        sed -E 's/\+0x[0-9a-f]+//g; s/ \[[0-9]+ hazards\]//; s/rewy::delta::cuda_impl:://g' |
+        awk '{ if (!n[$0]++) order[++k] = $0 } END { for (i = 1; i <= k; i++) print n[order[i]] "x " order[i] }' | head -60
+    done >"$out/sanitizers.txt"
+  fi
   rm -f "$out"/san_*.log "$out/.fla-compiled"
   (cd "$out" && tar -czf /tmp/decide.tar.gz . && find . -mindepth 1 -delete && mv /tmp/decide.tar.gz all.tar.gz)
   if [ -n "$compiled" ] && [ -d "$TRITON_CACHE_DIR" ]; then

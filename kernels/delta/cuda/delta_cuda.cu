@@ -456,7 +456,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   if (!save) {  // Recompute keeps 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G); the replay rebuilds the rest
-    const Tensor Tinv = sv.Tinv, P = sv.P;
+    const Tensor Tinv = sv.Tinv, P = sv.P, gexp = sv.gexp;
     sv = Saved{};
     sv.policy = cfg.policy;
     sv.Tinv = Tinv;
@@ -465,6 +465,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     // reads it. Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5 (H200,
     // 2026-12-04, experiment keeptb, docs/measurements/2026-12-04-s42/call4/).
     if (Tbeta.defined()) sv.Tbeta = Tbeta;
+    // Experiment keepgates: e^γ and GDN's row gates too (4 MB at (8, 2048, 16)), the same values
+    // wy_replay would form, so that the backward runs no wy_replay (GDN's formed only these).
+    if (Tbeta.defined() && experiment("keepgates", var)) {
+      sv.gexp = gexp;
+      sv.gate_rows = gate_rows;
+    }
   }
   return r;
 }
@@ -518,6 +524,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0;
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta): the replay reads it.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
+  // ... and its e^γ and row gates (experiment keepgates): then no wy_replay runs.
+  li.gates_saved = li.tbeta_saved && sv.gexp.defined() && (cfg.variant != Variant::GDN || sv.gate_rows.defined());
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
@@ -533,7 +541,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
                            !replay_no_w);
     if (replay_tbeta) replay_Tbeta = li.tbeta_saved ? sv.Tbeta : Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
     // (DeltaNet's e^γ, 1, which no wy_replay writes then: state_bwd reads it.)
-    if (li.tbeta_saved && !has_gate(cfg.variant)) fill(replay.gexp, 1.0, &s);
+    if (li.gates_saved) replay.gexp = sv.gexp;
+    else if (li.tbeta_saved && !has_gate(cfg.variant)) fill(replay.gexp, 1.0, &s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);
@@ -600,7 +609,10 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // from wy_replay, and the tensor maps of its shared tiles.
   Tensor gate_rows;
   const bool row_gates = sv.policy == Policy::Recompute && fused_gate(variant_id(cfg.variant), false, true, li.bv);
-  if (row_gates) gate_rows = bind_gate_rows(p, ct, H, dev, s);
+  if (row_gates) {
+    if (li.gates_saved) p.gate_rows = ptr<float>(sv.gate_rows);  // (the forward's: keepgates)
+    else gate_rows = bind_gate_rows(p, ct, H, dev, s);
+  }
   tma::StateMaps maps;
   if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   if (ct.num_chunks > 0) {

@@ -17,7 +17,9 @@ namespace rewy::delta::cuda_impl {
 // what would become the default.
 // Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); fhalf
 // (DeltaNet's and GDN's fused forward pass by column halves at every V-slice, not only at 128:
-// launch_state_fwd_as);
+// launch_state_fwd_as); keepgates (the Recompute forward of DeltaNet and GDN keeps e^γ and GDN's
+// row gates beside 𝒯 Diag(β), so that their backward runs no wy_replay: delta_cuda.cu; not yet
+// run on a device);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
@@ -55,6 +57,8 @@ struct LaunchInfo {
   // Recompute backward: p.Tbeta is the forward's (Saved::Tbeta), so wy_replay
   // forms only the gates (GDN) or does not run (DeltaNet).
   bool tbeta_saved = false;
+  // ... and e^γ and GDN's row gates (experiment keepgates): no wy_replay runs.
+  bool gates_saved = false;
   bool prep_split = false;    // channel gates: wy_prep_split_kernel (Config::prep_warps 0)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
   // Recompute backward with Config::concurrent_state_passes: state_bwd is launched as a

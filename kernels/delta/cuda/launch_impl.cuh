@@ -639,8 +639,10 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    // (With the forward's 𝒯 Diag(β), DeltaNet's replay has nothing left to form.)
-    if (!li.tbeta_saved || VT<VAR>::gated) launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps, li.tbeta_saved);
+    // (With the forward's 𝒯 Diag(β), DeltaNet's replay has nothing left to form; GDN's only the
+    // gates, unless the forward kept those too.)
+    if (!li.tbeta_saved || (VT<VAR>::gated && !li.gates_saved))
+      launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps, li.tbeta_saved);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }

@@ -526,6 +526,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
   // ... and its e^γ and row gates (experiment keepgates): then no wy_replay runs.
   li.gates_saved = li.tbeta_saved && sv.gexp.defined() && (cfg.variant != Variant::GDN || sv.gate_rows.defined());
+  // Then DeltaNet's replay has nothing left to form, GDN's only the gates unless those were kept too.
+  li.no_wy_replay = li.tbeta_saved && (!has_gate(cfg.variant) || li.gates_saved);
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
@@ -540,9 +542,9 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li), true, !replay_tbeta,
                            !replay_no_w);
     if (replay_tbeta) replay_Tbeta = li.tbeta_saved ? sv.Tbeta : Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
-    // (DeltaNet's e^γ, 1, which no wy_replay writes then: state_bwd reads it.)
+    // (Without wy_replay DeltaNet's e^γ, 1, is written here: state_bwd reads it.)
     if (li.gates_saved) replay.gexp = sv.gexp;
-    else if (li.tbeta_saved && !has_gate(cfg.variant)) fill(replay.gexp, 1.0, &s);
+    else if (li.no_wy_replay) fill(replay.gexp, 1.0, &s);
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);

@@ -57,8 +57,10 @@ struct LaunchInfo {
   // Recompute backward: p.Tbeta is the forward's (Saved::Tbeta), so wy_replay
   // forms only the gates (GDN) or does not run (DeltaNet).
   bool tbeta_saved = false;
-  // ... and e^γ and GDN's row gates (experiment keepgates): no wy_replay runs.
+  // ... and e^γ and GDN's row gates (experiment keepgates).
   bool gates_saved = false;
+  // The replay runs no wy_replay (delta_cuda.cu's backward decides from the two above).
+  bool no_wy_replay = false;
   bool prep_split = false;    // channel gates: wy_prep_split_kernel (Config::prep_warps 0)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
   // Recompute backward with Config::concurrent_state_passes: state_bwd is launched as a

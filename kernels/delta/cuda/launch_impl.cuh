@@ -412,7 +412,6 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps
 // MN-major wgmma operand only in whole 64-column panels).
 template <int VAR, int K, int V, int BV>
 void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // beside: LaunchInfo::overlap_passes
-  static const std::string name = kname("state_bwd", VAR, K, V, BV);
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as the kernels'
   if constexpr (BV % 64 == 0) {
     // GDN without Q̂ in global memory (the replay or the Save forward wrote none): from q and e^G,
@@ -423,14 +422,14 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto qraw) {
       dispatch_flag<replay_without_u(VAR, K, V)>(p.W == nullptr, [&](auto tbw) {
         constexpr bool kTbw = decltype(tbw)::value;
-        static const std::string name_tbw = kname(kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
+        static const std::string name = kname(kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
         launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw>,
-                          WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name_tbw, kStateBwdPhases, p, V / BV, s,
-                                                                                beside);
+                          WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
       });
     });
   } else {
     REWY_CHECK(p.W != nullptr, "state_bwd at V-slices of {}: reads W, which the replay did not form", BV);
+    static const std::string name = kname("state_bwd", VAR, K, V, BV);
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s, beside);
   }
@@ -639,10 +638,7 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    // (With the forward's 𝒯 Diag(β), DeltaNet's replay has nothing left to form; GDN's only the
-    // gates, unless the forward kept those too.)
-    if (!li.tbeta_saved || (VT<VAR>::gated && !li.gates_saved))
-      launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps, li.tbeta_saved);
+    if (!li.no_wy_replay) launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps, li.tbeta_saved);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }

@@ -52,10 +52,9 @@ def kernels(op):
     # the state passes form E = 𝒯 Diag(β) (V − Γ ⊙ K H) from 𝒯 Diag(β) ("Tb"), k and v, so W and U
     # are never formed in the forward (fused_wu); the Recompute forward keeps 𝒯 Diag(β) (Saved::
     # Tbeta), the replay forms no U (fused_replay, K = V = 128) and no W (state_bwd forms Wᵀ∂E from
-    # 𝒯 Diag(β) and k: replay_no_w), so DeltaNet's backward runs no wy_replay (its e^γ is a fill of
-    # ones) and GDN's forms the gates alone. (At (1, 16384, 16) the forward's slices are 32: there
-    # the replay forms 𝒯 Diag(β) from 𝒯 and β.) GDN's passes take q and k with the row gates
-    # (fused_gate).
+    # 𝒯 Diag(β) and k: replay_no_w) and keeps e^γ and GDN's row gates too, so neither backward runs
+    # wy_replay. (At (1, 16384, 16) the forward's slices are 32: there the replay forms 𝒯 Diag(β)
+    # from 𝒯 and β.) GDN's passes take q and k with the row gates (fused_gate).
     if op in ("deltanet", "gdn"):
         rows = ["rows"] if scalar else []
         fwd = [
@@ -65,7 +64,6 @@ def kernels(op):
         # (no Q̂ or its second term where state_bwd runs V-slices of 64 or 128, every benchmark
         # shape: q_from_row_gates in delta_cuda.cu; state_bwd forms Q̂ from q and the row gates)
         replay = [
-            ("wy_replay (gates)", "bwd", ["g"], ["gexp"] + rows) if scalar else ("e^γ fill", "bwd", [], ["gexp"]),
             ("state_fwd (replay)", "bwd", ["Tb", "k_in", "v", "gexp"] + rows, ["Hs", "E"]),
         ]
     else:

@@ -170,10 +170,10 @@ struct Saved {
   Tensor Qg;     // Q̂ = Q ⊙ Γ, [B, T, H, K]
   Tensor Qlo;    // Q̂ − bf16(Q̂) in bf16 (gated variants): ∂H's Q̂ᵀ∂O uses both terms, [B, T, H, K]
   Tensor Kg;     // K̄ = K ⊙ e^{γ − G}, [B, T, H, K]
-  Tensor gexp;   // e^γ of each chunk, [num_chunks, H, K] (also Recompute's with keepgates, below)
+  Tensor gexp;   // e^γ of each chunk, [num_chunks, H, K] (also Recompute's with Tbeta, below)
   // CUDA, GDN's Save policy where the state passes take row gates (state slices of 64 and 128):
   // e^{G_i} and e^{γ − G_i} of each chunk's rows, [num_chunks, H, 2C], in place of Qg, Qlo and Kg.
-  // Also GDN's Recompute with Tbeta (below) under experiment keepgates, beside gexp.
+  // Also GDN's Recompute with Tbeta (below), beside gexp.
   Tensor gate_rows;
   // CUDA, Recompute: 𝒯 Diag(β), [B, T, H, C], where the forward's state pass formed E from it
   // (DeltaNet and GDN at V-slices of 64 and 128): the backward's replay then forms none

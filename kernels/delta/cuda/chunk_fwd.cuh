@@ -689,14 +689,13 @@ __device__ __forceinline__ uint4 load_row16(const bf16_t* base, int64_t stride, 
 // TBETA (fused_replay: the replay's state pass forms E from 𝒯 Diag(β), k and v): W alone (for
 // state_bwd) and 𝒯 Diag(β) into p.Tbeta, no v, Y_U or U. NO_W (replay_no_w: state_bwd forms
 // Wᵀ∂E from 𝒯 Diag(β) and k, state_bwd_wg_kernel's TBW): 𝒯 Diag(β) and the gates alone, no q, k,
-// Y_W or W. GATES (LaunchInfo::tbeta_saved, GDN): e^γ and the row gates alone (p.Tbeta is the
-// forward's).
-template <int VAR, int K, int V, int NT, bool NO_Q = false, bool TBETA = false, bool NO_W = false, bool GATES = false>
+// Y_W or W (the Recompute backward runs it only where the forward kept no 𝒯 Diag(β):
+// LaunchInfo::tbeta_saved).
+template <int VAR, int K, int V, int NT, bool NO_Q = false, bool TBETA = false, bool NO_W = false>
 __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   static_assert(!TBETA || fuses_wu(VAR), "TBETA: DeltaNet's and GDN's replay");
   static_assert(!NO_W || (TBETA && (NO_Q || VAR != kGDN)), "NO_W: the fused replay, GDN's without Q̂");
-  static_assert(!GATES || (NO_W && VT<VAR>::gated), "GATES: the gates of a replay that forms nothing else");
   using L = ReplayLayout<VAR, K, V>;
   constexpr int KP = L::KP, VP = L::VP;
   constexpr int kOctK = kChunk * K / 8 / NT, kOctV = kChunk * V / 8 / NT;  // row octets a thread
@@ -715,7 +714,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
 
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
-  if constexpr (!GATES) load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
+  load_tile<kChunk, kChunk, NT>(Tb, kCP, p.Tinv + at.baseC, at.strideC, at.len);
   uint4 qr[kOctK], kr[kOctK], br[kOctK], vr[kOctV], wr[kOctV];
 #pragma unroll
   for (int it = 0; it < (NO_W ? 0 : kOctK); ++it) {
@@ -749,9 +748,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
   }
   store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
   if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
-  if constexpr (GATES) {
-    return;
-  } else if constexpr (TBETA) {
+  if constexpr (TBETA) {
     __syncthreads();  // Y_W (and 𝒯, β) complete
     phase_mark(p.phase_cycles, 1);
     constexpr int NK = kWarpTiles<K, NT>;

@@ -465,9 +465,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     // reads it. Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5 (H200,
     // 2026-12-04, experiment keeptb, docs/measurements/2026-12-04-s42/call4/).
     if (Tbeta.defined()) sv.Tbeta = Tbeta;
-    // Experiment keepgates: e^γ and GDN's row gates too (4 MB at (8, 2048, 16)), the same values
-    // wy_replay would form, so that the backward runs no wy_replay (GDN's formed only these).
-    if (Tbeta.defined() && experiment("keepgates", var)) {
+    // e^γ and GDN's row gates too (4 MB at (8, 2048, 16)), the same values wy_replay would form,
+    // so that the backward runs no wy_replay (GDN's formed only these). Recompute backward 1.010x
+    // GDN, 1.004x DeltaNet at shapes 0, 3, 4, 5, forward unchanged (H200, 2026-12-04, experiment
+    // keepgates, docs/measurements/2026-12-04-s43/call1/).
+    if (Tbeta.defined()) {
       sv.gexp = gexp;
       sv.gate_rows = gate_rows;
     }
@@ -522,12 +524,11 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // 34 us (GDN), state_bwd 142 -> 136 us, 152 -> 170 us (H200, 2026-12-04, experiment nowr,
   // docs/measurements/2026-12-04-s42/call3/).
   const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0;
-  // The forward kept its 𝒯 Diag(β) (Saved::Tbeta): the replay reads it.
+  // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay
+  // reads them and runs no wy_replay.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
-  // ... and its e^γ and row gates (experiment keepgates): then no wy_replay runs.
-  li.gates_saved = li.tbeta_saved && sv.gexp.defined() && (cfg.variant != Variant::GDN || sv.gate_rows.defined());
-  // Then DeltaNet's replay has nothing left to form, GDN's only the gates unless those were kept too.
-  li.no_wy_replay = li.tbeta_saved && (!has_gate(cfg.variant) || li.gates_saved);
+  REWY_CHECK(!li.tbeta_saved || (sv.gexp.defined() && (cfg.variant != Variant::GDN || sv.gate_rows.defined())),
+             "backward: the Recompute forward result keeps 𝒯 Diag(β) without its e^γ or row gates");
   Tensor replay_Tbeta;
   if (sv.policy == Policy::Save) {
     REWY_CHECK(sv.W.defined() && sv.E.defined() && sv.gexp.defined() &&
@@ -542,9 +543,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     allocate_intermediates(replay, cfg, d, ct, true, in, dev, s, !q_from_row_gates(cfg, li), true, !replay_tbeta,
                            !replay_no_w);
     if (replay_tbeta) replay_Tbeta = li.tbeta_saved ? sv.Tbeta : Tensor::empty({B, T, H, kChunk}, DType::BF16, dev, &s);
-    // (Without wy_replay DeltaNet's e^γ, 1, is written here: state_bwd reads it.)
-    if (li.gates_saved) replay.gexp = sv.gexp;
-    else if (li.no_wy_replay) fill(replay.gexp, 1.0, &s);
+    if (li.tbeta_saved) replay.gexp = sv.gexp;
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);
@@ -612,7 +611,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   Tensor gate_rows;
   const bool row_gates = sv.policy == Policy::Recompute && fused_gate(variant_id(cfg.variant), false, true, li.bv);
   if (row_gates) {
-    if (li.gates_saved) p.gate_rows = ptr<float>(sv.gate_rows);  // (the forward's: keepgates)
+    if (li.tbeta_saved) p.gate_rows = ptr<float>(sv.gate_rows);  // (the forward's)
     else gate_rows = bind_gate_rows(p, ct, H, dev, s);
   }
   tma::StateMaps maps;

@@ -17,9 +17,9 @@ namespace rewy::delta::cuda_impl {
 // what would become the default.
 // Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); fhalf
 // (DeltaNet's and GDN's fused forward pass by column halves at every V-slice, not only at 128:
-// launch_state_fwd_as); keepgates (the Recompute forward of DeltaNet and GDN keeps e^γ and GDN's
-// row gates beside 𝒯 Diag(β), so that their backward runs no wy_replay: delta_cuda.cu; not yet
-// run on a device);
+// launch_state_fwd_as); ehalf (state_bwd's TBW at V-slices of 128: both warpgroups form ∂E and X,
+// each its own half of their columns: state_bwd_wg_kernel's EHALF 1); ehalfl (the same, Q̂ᵀ∂O
+// issued behind X: its EHALF 2);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
@@ -54,13 +54,9 @@ struct LaunchInfo {
   // value, else these defaults (launch_info gives KDA's wy_prep 16).
   int grad_warps = 16, prep_warps = 8, replay_warps = 8;
   bool prep_overlap = false;  // Config::prep_overlap
-  // Recompute backward: p.Tbeta is the forward's (Saved::Tbeta), so wy_replay
-  // forms only the gates (GDN) or does not run (DeltaNet).
+  // Recompute backward: p.Tbeta, e^γ and GDN's row gates are the forward's (Saved::Tbeta, gexp,
+  // gate_rows), so wy_replay does not run.
   bool tbeta_saved = false;
-  // ... and e^γ and GDN's row gates (experiment keepgates).
-  bool gates_saved = false;
-  // The replay runs no wy_replay (delta_cuda.cu's backward decides from the two above).
-  bool no_wy_replay = false;
   bool prep_split = false;    // channel gates: wy_prep_split_kernel (Config::prep_warps 0)
   bool store_state = false;  // forward: also store E and the state snapshots (Save policy)
   // Recompute backward with Config::concurrent_state_passes: state_bwd is launched as a

@@ -290,7 +290,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
 }
 
 template <int VAR, int K, int V, int NT>
-void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s, bool gates_only) {
+void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   // GDN with p.Qg null (q_from_row_gates): state_bwd forms Q̂, the replay writes none. p.Tbeta set
   // (fused_replay): W and 𝒯 Diag(β), no U.
   // p.W null too (replay_no_w): 𝒯 Diag(β) alone (state_bwd forms Wᵀ∂E from it and k).
@@ -302,23 +302,18 @@ void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s, bool gates_o
       constexpr bool kNoQ = decltype(no_q)::value;
       dispatch_flag<kTbeta && (kNoQ || VAR != kGDN)>(p.W == nullptr, [&](auto no_w) {
         constexpr bool kNoW = decltype(no_w)::value;
-        // gates_only (LaunchInfo::tbeta_saved): e^γ and the row gates alone.
-        dispatch_flag<kNoW && VT<VAR>::gated>(gates_only, [&](auto gates) {
-          constexpr bool kGates = decltype(gates)::value;
-          static const std::string name =
-              kname(kGates ? "wy_replay_gates" : kNoW ? "wy_replay_tb" : kTbeta ? "wy_replay_w" : "wy_replay", VAR, K,
-                    V, NT / 32);
-          launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, kNoQ, kTbeta, kNoW, kGates>, NT,
-                                ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
-        });
+        static const std::string name =
+            kname(kNoW ? "wy_replay_tb" : kTbeta ? "wy_replay_w" : "wy_replay", VAR, K, V, NT / 32);
+        launch_chunk_parallel<wy_replay_kernel<VAR, K, V, NT, kNoQ, kTbeta, kNoW>, NT,
+                              ReplayLayout<VAR, K, V>::total>(name, kReplayPhases, p, s);
       });
     });
   });
 }
 
 template <int VAR, int K, int V>
-void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps, bool gates_only) {  // LaunchInfo's replay_warps, tbeta_saved
-  dispatch_threads(warps, [&](auto nt) { launch_wy_replay_threads<VAR, K, V, decltype(nt)::value>(p, s, gates_only); });
+void launch_wy_replay(const DeltaParams& p, cudaStream_t s, int warps) {  // LaunchInfo's replay_warps
+  dispatch_threads(warps, [&](auto nt) { launch_wy_replay_threads<VAR, K, V, decltype(nt)::value>(p, s); });
 }
 
 // The cluster form of state_fwd (its V / BV slices of a pair as one cluster sharing the stage
@@ -422,9 +417,18 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto qraw) {
       dispatch_flag<replay_without_u(VAR, K, V)>(p.W == nullptr, [&](auto tbw) {
         constexpr bool kTbw = decltype(tbw)::value;
-        static const std::string name = kname(kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
-        launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw>,
-                          WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
+        auto launch = [&](auto ehalf) {
+          constexpr int kEhalf = decltype(ehalf)::value;
+          static const std::string name =
+              kname(kEhalf ? "state_bwd_tbw_eh" : kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
+          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw, kEhalf>,
+                            WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
+        };
+        if constexpr (kTbw && BV == 128) {
+          if (experiment("ehalf", VAR)) return launch(std::integral_constant<int, 1>{});
+          if (experiment("ehalfl", VAR)) return launch(std::integral_constant<int, 2>{});
+        }
+        launch(std::integral_constant<int, 0>{});
       });
     });
   } else {
@@ -638,7 +642,7 @@ template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    if (!li.no_wy_replay) launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps, li.tbeta_saved);
+    if (!li.tbeta_saved) launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }

@@ -190,18 +190,16 @@ struct WgBwdShape {
 // k for both). One 64×64×BV product more on the step's chain; wy_replay then forms no W (16 KB a
 // chunk less written there and 8 KB less read here).
 //
-// EHALF (experiment ehalf; TBW at V-slices of 128): both warpgroups form ∂E and X, each its own
-// half of their columns (∂E's columns [64 w, +64) need only ∂H⁺ᵀ's rows [64 w, +64), and X's
-// columns are ∂E's), behind its own named barrier, as the replay's state pass forms D and E; each
-// issues its Q̂ᵀ∂O beside. The ∂E warpgroup's chain of 14 products of 64×64×64 a step becomes
-// 10 on each. EHALF 2 (experiment ehalfl): Q̂ᵀ∂O issued behind X instead, in flight through the
-// block barrier (the holders' update awaits it), so that X's chain is ∂E's alone.
-template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false, int EHALF = 0>
+// QFIRST (experiment qfirst; QRAW): the next stage's q is issued first, in a cp.async group of
+// its own, so that warpgroup 0's conversion waits for q alone, not for every tile of the stage
+// (the ∂E phase is 1.7x DeltaNet's for GDN, whose warpgroup 0 converts q there).
+template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false, bool QFIRST = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   constexpr bool kFoldScale = !kKraw, kBothHold = K / 64 >= 2;
   static_assert(!TBW || replay_without_u(VAR, K, V), "W from 𝒯 Diag(β): DeltaNet's and GDN's replay at K = V = 128");
-  static_assert(EHALF == 0 || (TBW && BV == 128 && kBothHold), "EHALF: TBW at V-slices of 128, both warpgroups holding");
+  static_assert(!QFIRST || QRAW, "QFIRST: the q tile that warpgroup 0 converts");
+  constexpr int kGroups = QFIRST ? 2 : 1;  // cp.async commit groups a stage
   using L = WgBwdShape<K, BV, kQlo, kKraw, TBW>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
@@ -248,8 +246,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     }
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
-    if constexpr (QRAW) {  // warpgroup 0 alone: the threads that convert it
-      if (threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
+    if constexpr (QRAW) {  // warpgroup 0 alone: the threads that convert it (QFIRST: prefetch_q)
+      if (!QFIRST && threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
     } else {
       async_tile_sw128<kChunk, K>(bf(L::Qh), p.Qg + baseK, strideK, len);
     }
@@ -264,6 +262,12 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       }
   };
 
+  // QFIRST: a stage's q alone, committed before the stage's other tiles.
+  auto prefetch_q = [&](int st, ChunkSpan sp) {
+    if (threadIdx.x < kQThreads)
+      async_tile_sw128<kChunk, K, kQThreads>(reinterpret_cast<bf16_t*>(tiles(st) + L::Qh),
+                                            p.q + (int64_t(sp.tok0) * p.H + h) * K, strideK, sp.len);
+  };
   // The chunks of sequence n, last to first, the next one's tiles in flight (seq_chunk_loop's
   // order, with the stage index for the split layout).
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
@@ -284,6 +288,10 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       store8<true>(qlo + off, x);
     }
   };
+  if constexpr (QFIRST) {
+    if (count > 0) prefetch_q(0, span(0));
+    cp_async_commit();
+  }
   if (count > 0) prefetch(0, chunk(0), span(0));
   cp_async_commit();
   if constexpr (QRAW)
@@ -298,12 +306,16 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     const int st = i % L::NS;
+    if constexpr (QFIRST) {
+      if (i + 1 < count) prefetch_q((i + 1) % L::NS, ahead);
+      cp_async_commit();
+    }
     if (i + 1 < count) prefetch((i + 1) % L::NS, chunk(i + 1), ahead);
     if constexpr (QRAW)
       if (i + 2 < count && threadIdx.x < kQThreads) load_row_gates(eg_next, chunk(i + 2));
     ahead = span(i + 2);
     cp_async_commit();
-    cp_async_wait<1>();
+    cp_async_wait<kGroups>();  // this stage's groups (the next stage's kGroups may be in flight)
     const int c = chunk(i);
     const char* const t = tiles(st);
     const char* const sm = smalls(st);
@@ -325,68 +337,26 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     // another made ptxas serialize the kernel's wgmma, its warning C7520; so did −Wᵀ∂E issued before
     // a warpgroup-dependent Q̂ᵀ∂O with one wait for both.)
     float acc[BV / 2];
-    auto issue_qdo = [&] {  // acc = Q̂ᵀ∂O (this warpgroup's rows), one commit group
+    if (holds_state && !forms_dE) {  // Q̂ᵀ∂O, beside the ∂E warpgroup
       wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
       if constexpr (kQlo) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
       wg::commit();
-    };
-    if constexpr (EHALF > 0) {  // each warpgroup: its half of ∂E's and X's columns, its Q̂ᵀ∂O beside
-      constexpr int BH = BV / 2;
-      float accE[BH / 2];
-      wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accE, bf(L::Kb), Dt + wgi * BH * wg::kPanel, false);
-      if constexpr (kFoldScale)
-        wg::gemm_issue<BH, kChunk, Major::MN, Major::MN>(accE, bf(L::P), bf(L::dO) + wgi * BH * kChunk, true);
-      wg::commit();
-      if constexpr (EHALF == 1) issue_qdo();
-      if constexpr (QRAW)  // warpgroup 0: the next stage's q, landed, while its products run
-        if (threadIdx.x < kQThreads && i + 1 < count) {
-          cp_async_wait<0>();
-          convert_q((i + 1) % L::NS, eg_cur);
-        }
-      wg::wait<EHALF == 1 ? 1 : 0>();  // ∂E's group
-      if constexpr (!kFoldScale) {  // scalar gates: K̄∂H⁺'s rows scaled before Pᵀ∂O joins them
-        const float2 f = scalar_row_decays(reinterpret_cast<const float*>(sm + L::graw), 16 * ((threadIdx.x >> 5) & 3));
-#pragma unroll
-        for (int j = 0; j < BH / 2; ++j) accE[j] *= ((j & 2) ? f.y : f.x) * inv_s;
-        wg::gemm_issue<BH, kChunk, Major::MN, Major::MN>(accE, bf(L::P), bf(L::dO) + wgi * BH * kChunk, true);
-        wg::commit();
-        wg::wait<0>();
-      }
-#pragma unroll
-      for (int j = 0; j < BH / 2; ++j) accE[j] *= s;
-      wg_store_rows<BH>(accE, p.dE + baseV + wgi * BH, strideV, sp.len, 1.f);
-#pragma unroll
-      for (int j = 0; j < BH / 2; ++j) accE[j] = -accE[j];
-      wg::store_transposed<BH>(accE, Et + wgi * BH * kChunk, 0);
-      wg::fence_smem_writes();
-      warpgroup_sync(1 + wgi);  // this warpgroup's half of −∂Eᵀ; its ∂E products (its rows of ∂H⁺ᵀ) are done
-      wg::gemm_issue<BH, kChunk, Major::MN, Major::K>(accE, bf(L::W), Et + wgi * BH * kChunk, false);
-      wg::commit();
-      if constexpr (EHALF == 2) issue_qdo();
-      wg::wait<EHALF == 2 ? 1 : 0>();  // X (EHALF 1: behind Q̂ᵀ∂O)
-      if constexpr (kKraw) {
-        const float* const grows = reinterpret_cast<const float*>(sm + L::grows);
-        wg::frag_for_each<BH>(accE, [&](int r, int, float& x) { x *= grows[r]; });
-      }
-      wg::store_transposed<BH>(accE, Dt + wgi * BH * wg::kPanel, 0);  // Xᵀ over its rows of ∂H⁺ᵀ
-      wg::fence_smem_writes();
-    }
-    if (EHALF == 0 && holds_state && !forms_dE) {  // Q̂ᵀ∂O, beside the ∂E warpgroup
-      issue_qdo();
       wg::wait<0>();
     }
-    if constexpr (QRAW && EHALF == 0)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
+    if constexpr (QRAW)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
       if (threadIdx.x < kQThreads && i + 1 < count) {
-        cp_async_wait<0>();
+        cp_async_wait<kGroups - 1>();  // the next stage's q (QFIRST: its other tiles may be in flight)
         convert_q((i + 1) % L::NS, eg_cur);
       }
-    if (EHALF == 0 && forms_dE) {  // ∂E's products, then (both warpgroups holding) this one's Q̂ᵀ∂O behind them
+    if (forms_dE) {  // ∂E's products, then (both warpgroups holding) this one's Q̂ᵀ∂O behind them
       float accE[BV / 2];
       wg::gemm_issue<BV, K, Major::K, Major::K>(accE, bf(L::Kb), Dt, false);
       if constexpr (kFoldScale) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(accE, bf(L::P), bf(L::dO), true);
       wg::commit();
       if constexpr (kBothHold) {
-        issue_qdo();
+        wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qh) + srow0 * kChunk, bf(L::dO), false);
+        if constexpr (kQlo) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
+        wg::commit();
         wg::wait<1>();  // ∂E's group (the older of the two)
       } else {
         wg::wait<0>();
@@ -420,8 +390,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
     __syncthreads();  // −∂Eᵀ (TBW: Xᵀ) complete
     phase_mark(p.phase_cycles, 2);
-    if (kBothHold || holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
-      if constexpr (EHALF == 2) wg::wait<0>();  // Q̂ᵀ∂O
+    if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
       wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
 #pragma unroll
       for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];

@@ -189,17 +189,11 @@ struct WgBwdShape {
 // then: its ∂E product has completed), and each holder adds its rows of Kᵀ X (K̄'s slot holds raw
 // k for both). One 64×64×BV product more on the step's chain; wy_replay then forms no W (16 KB a
 // chunk less written there and 8 KB less read here).
-//
-// QFIRST (experiment qfirst; QRAW): the next stage's q is issued first, in a cp.async group of
-// its own, so that warpgroup 0's conversion waits for q alone, not for every tile of the stage
-// (the ∂E phase is 1.7x DeltaNet's for GDN, whose warpgroup 0 converts q there).
-template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false, bool QFIRST = false>
+template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   constexpr bool kFoldScale = !kKraw, kBothHold = K / 64 >= 2;
   static_assert(!TBW || replay_without_u(VAR, K, V), "W from 𝒯 Diag(β): DeltaNet's and GDN's replay at K = V = 128");
-  static_assert(!QFIRST || QRAW, "QFIRST: the q tile that warpgroup 0 converts");
-  constexpr int kGroups = QFIRST ? 2 : 1;  // cp.async commit groups a stage
   using L = WgBwdShape<K, BV, kQlo, kKraw, TBW>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
@@ -246,8 +240,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     }
     async_tile_sw128<kChunk, K>(bf(L::Kb), (kKraw ? p.k : p.Kg) + baseK, strideK, len);
-    if constexpr (QRAW) {  // warpgroup 0 alone: the threads that convert it (QFIRST: prefetch_q)
-      if (!QFIRST && threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
+    if constexpr (QRAW) {  // warpgroup 0 alone: the threads that convert it
+      if (threadIdx.x < kQThreads) async_tile_sw128<kChunk, K, kQThreads>(bf(L::Qh), p.q + baseK, strideK, len);
     } else {
       async_tile_sw128<kChunk, K>(bf(L::Qh), p.Qg + baseK, strideK, len);
     }
@@ -262,12 +256,6 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       }
   };
 
-  // QFIRST: a stage's q alone, committed before the stage's other tiles.
-  auto prefetch_q = [&](int st, ChunkSpan sp) {
-    if (threadIdx.x < kQThreads)
-      async_tile_sw128<kChunk, K, kQThreads>(reinterpret_cast<bf16_t*>(tiles(st) + L::Qh),
-                                            p.q + (int64_t(sp.tok0) * p.H + h) * K, strideK, sp.len);
-  };
   // The chunks of sequence n, last to first, the next one's tiles in flight (seq_chunk_loop's
   // order, with the stage index for the split layout).
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
@@ -288,10 +276,6 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       store8<true>(qlo + off, x);
     }
   };
-  if constexpr (QFIRST) {
-    if (count > 0) prefetch_q(0, span(0));
-    cp_async_commit();
-  }
   if (count > 0) prefetch(0, chunk(0), span(0));
   cp_async_commit();
   if constexpr (QRAW)
@@ -306,16 +290,12 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     const int st = i % L::NS;
-    if constexpr (QFIRST) {
-      if (i + 1 < count) prefetch_q((i + 1) % L::NS, ahead);
-      cp_async_commit();
-    }
     if (i + 1 < count) prefetch((i + 1) % L::NS, chunk(i + 1), ahead);
     if constexpr (QRAW)
       if (i + 2 < count && threadIdx.x < kQThreads) load_row_gates(eg_next, chunk(i + 2));
     ahead = span(i + 2);
     cp_async_commit();
-    cp_async_wait<kGroups>();  // this stage's groups (the next stage's kGroups may be in flight)
+    cp_async_wait<1>();
     const int c = chunk(i);
     const char* const t = tiles(st);
     const char* const sm = smalls(st);
@@ -345,7 +325,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
     if constexpr (QRAW)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
       if (threadIdx.x < kQThreads && i + 1 < count) {
-        cp_async_wait<kGroups - 1>();  // the next stage's q (QFIRST: its other tiles may be in flight)
+        cp_async_wait<0>();
         convert_q((i + 1) % L::NS, eg_cur);
       }
     if (forms_dE) {  // ∂E's products, then (both warpgroups holding) this one's Q̂ᵀ∂O behind them

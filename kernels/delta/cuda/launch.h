@@ -17,8 +17,7 @@ namespace rewy::delta::cuda_impl {
 // what would become the default.
 // Now: lateg (KDA's wy_prep_split without its default early gates: kPrepEarlyGates); fhalf
 // (DeltaNet's and GDN's fused forward pass by column halves at every V-slice, not only at 128:
-// launch_state_fwd_as); qfirst (GDN's state_bwd with QRAW: the next stage's q in a cp.async group
-// of its own, first: state_bwd_wg_kernel's QFIRST);
+// launch_state_fwd_as);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -416,14 +416,10 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
                "state_bwd: neither W nor 𝒯 Diag(β) given");
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto qraw) {
       dispatch_flag<replay_without_u(VAR, K, V)>(p.W == nullptr, [&](auto tbw) {
-        constexpr bool kTbw = decltype(tbw)::value, kQraw = decltype(qraw)::value;
-        dispatch_flag<kQraw>(experiment("qfirst", VAR), [&](auto qfirst) {
-          constexpr bool kQfirst = decltype(qfirst)::value;
-          static const std::string name =
-              kname(kQfirst ? "state_bwd_tbw_qf" : kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
-          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, kQraw, kTbw, kQfirst>,
-                            WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
-        });
+        constexpr bool kTbw = decltype(tbw)::value;
+        static const std::string name = kname(kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
+        launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw>,
+                          WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
       });
     });
   } else {

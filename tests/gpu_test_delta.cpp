@@ -76,6 +76,21 @@ double twin_error(const CpuReference& ref, const std::string& key) {
   return std::max(et, relative_error(ref.twin.at("dk"), ref.exact.at("dk")));
 }
 
+// Every output finite and within 2x the bf16 twin's error of the exact reference; appends each
+// "key error/twin" to line, which the failures print.
+void expect_within_twin_bars(const Outputs& out, const CpuReference& ref, std::string& line, uint64_t seed) {
+  ASSERT_EQ(out.size(), ref.exact.size());
+  for (const auto& [key, t] : out) {
+    const Tensor& ex = ref.exact.at(key);
+    const double e = relative_error(t, ex), et = twin_error(ref, key);
+    const double bar = std::max(2.0 * et, 1e-5);
+    line += fmt::format(" {} {:.1e}/{:.1e}", key, e, et);
+    EXPECT_TRUE(all_finite(t)) << line << ": " << key << " has NaN/inf (replay: REWY_TEST_SEED=" << seed << ")";
+    EXPECT_LE(e, bar) << line << ": " << key << " error " << e << " above 2x the bf16 twin's " << et
+                      << " (replay: REWY_TEST_SEED=" << seed << ")";
+  }
+}
+
 void check_variant(Variant variant) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -126,16 +141,7 @@ void check_variant(Variant variant) {
                                        name(variant), cs_i.T, cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ",
                                        cs_i.h0 ? "h0" : "  ", name(algo), name(pol), cfg.state_slice, cfg.grad_warps,
                                        cfg.prep_warps, cfg.prep_overlap ? "o" : " ", cfg.replay_warps);
-        ASSERT_EQ(out.size(), ref.exact.size());
-        for (const auto& [key, t] : out) {
-          const Tensor& ex = ref.exact.at(key);
-          const double e = relative_error(t, ex), et = twin_error(ref, key);
-          const double bar = std::max(2.0 * et, 1e-5);
-          line += fmt::format(" {} {:.1e}/{:.1e}", key, e, et);
-          EXPECT_TRUE(all_finite(t)) << line << ": " << key << " has NaN/inf (replay: REWY_TEST_SEED=" << seed0 << ")";
-          EXPECT_LE(e, bar) << line << ": " << key << " error " << e << " above 2x the bf16 twin's " << et
-                            << " (replay: REWY_TEST_SEED=" << seed0 << ")";
-        }
+        expect_within_twin_bars(out, ref, line, seed0);
         fmt::print("{}\n", line);
       }
   }
@@ -387,6 +393,37 @@ TEST(GpuDelta, PrepBesideMatchesSerial) {
                                     std::string(name(variant)) + " K=" + std::to_string(kv[0]) + " V=" +
                                         std::to_string(kv[1]) + " (replay: REWY_TEST_SEED=" + std::to_string(seed) + ")");
     }
+}
+
+// The unfused Recompute forward (DeltaNet and GDN at V-slices of 16 and 32) whose backward's
+// replay is fused keeps 𝒯 Diag(β) and GDN's row gates from its wy_prep, and the backward reads
+// them instead of running wy_replay. 16 heads of one sequence take the automatic slices where that
+// holds (the forward's 32 beside wy_prep, the replay's 64, as at (1, 16384, 16)); the explicit
+// slices of check_variant give the replay the forward's width, so they never meet this path.
+TEST(GpuDelta, UnfusedForwardKeepsTbetaForReplay) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
+    RandomSpec sp;
+    sp.variant = variant;
+    sp.T = 200, sp.H = 16, sp.K = 128, sp.V = 128;
+    sp.h0 = true;
+    sp.seed = seed;
+    const RandomCase c = make_random_case(sp);
+    auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+    const RandomCase dev = to_cuda(c, cuda(0));
+    Config cfg;  // Recompute, ReWY, automatic slices
+    cfg.variant = variant;
+    const int64_t before = unfused_forwards_keeping_tbeta();
+    const Outputs out = run_named(cfg, dev);
+    EXPECT_EQ(unfused_forwards_keeping_tbeta(), before + 1)
+        << name(variant) << ": the unfused forward kept no 𝒯 Diag(β) for the replay";
+    std::string line = fmt::format("{:8s} T=200 H=16 K=128 V=128 h0 automatic slices", name(variant));
+    expect_within_twin_bars(out, ref_future.get(), line, seed);
+    fmt::print("{}\n", line);
+  }
+  set_allocation_poisoning(false);
 }
 
 // A state pass beside wy_prep whose flags never come (REWY_TEST_STALL_PREP: wy_prep flags a copy

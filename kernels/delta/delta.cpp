@@ -262,4 +262,12 @@ int64_t prep_beside_forwards() {
 #endif
 }
 
+int64_t unfused_forwards_keeping_tbeta() {
+#if REWY_WITH_CUDA
+  return cuda_impl::unfused_forwards_keeping_tbeta();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

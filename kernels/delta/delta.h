@@ -229,5 +229,8 @@ int64_t overlapped_backwards();
 // CUDA: how many forwards this process has run with wy_prep beside the state pass
 // (Config::prep_beside, where it applies); 0 without CUDA.
 int64_t prep_beside_forwards();
+// CUDA: how many Recompute forwards this process has run whose unfused wy_prep (DeltaNet and GDN
+// at V-slices of 16 and 32) kept 𝒯 Diag(β) for a fused replay; 0 without CUDA.
+int64_t unfused_forwards_keeping_tbeta();
 
 }  // namespace rewy::delta

@@ -241,10 +241,12 @@ __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int
   store8(yw_out, yw);
 }
 
-// GDN's row gates for the state pass (fused_gate): e^{G_i} and e^{γ − G_i} of chunk c, head h.
+// GDN's row gates for the state pass (fused_gate): e^{G_i} and e^{γ − G_i} of chunk c, head h,
+// into p.gate_rows (or dst: p.gate_rows_kept).
 template <int NT>
-__device__ __forceinline__ void store_gate_rows(const DeltaParams& p, const float* Gs, int c, int h) {
-  float* const rows = p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk;
+__device__ __forceinline__ void store_gate_rows(const DeltaParams& p, const float* Gs, int c, int h,
+                                                float* dst = nullptr) {
+  float* const rows = (dst ? dst : p.gate_rows) + (int64_t(c) * p.H + h) * 2 * kChunk;
   for (int i = threadIdx.x; i < kChunk; i += NT) {
     rows[i] = exp_ftz(Gs[i]);
     rows[kChunk + i] = exp_ftz(Gs[kChunk - 1] - Gs[i]);
@@ -416,13 +418,15 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
+  // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
+  bf16_t* const tbeta_out = fused ? p.Tbeta : p.Tbeta_kept;
   auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
     store_tinv8(t, Ts, Tb, p, at, r, c0);
-    if (fused && r < at.len) {  // 𝒯 Diag(β) for the state pass (columns past len: β = 0)
+    if (tbeta_out && r < at.len) {  // (columns past len: β = 0)
 #pragma unroll
       for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
-      store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
+      store8_global(tbeta_out + at.baseC + int64_t(r) * at.strideC + c0, t);
     }
   };
   // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
@@ -459,10 +463,12 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     phase_mark(p.phase_cycles, 3);
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+    if (VAR == kGDN && p.gate_rows_kept) store_gate_rows<NT>(p, Gs, at.c, at.h, p.gate_rows_kept);
   } else {
     solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
+    if (VAR == kGDN && p.gate_rows_kept) store_gate_rows<NT>(p, Gs, at.c, at.h, p.gate_rows_kept);
     if (fused) {  // W and U are the state pass's: e^γ is left for it
       store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
       phase_mark(p.phase_cycles, 4);

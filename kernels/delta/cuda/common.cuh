@@ -115,6 +115,12 @@ struct DeltaParams {
   // [num_chunks][H][2][C], from wy_prep or wy_replay.
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
+  // The Recompute forward's unfused wy_prep (V-slices of 16 and 32) where the backward's replay is
+  // fused (keeps_tbeta_for_replay in delta_cuda.cu): the same 𝒯 Diag(β) and GDN's row gates,
+  // kept for the backward, which then runs no wy_replay. (Tbeta and gate_rows stay null there:
+  // that pass reads W and U, and Q̂ and K̄.)
+  bf16_t* Tbeta_kept = nullptr;
+  float* gate_rows_kept = nullptr;
   int* error_flag = nullptr;
   // The overlapped backward (LaunchInfo::overlap_grad): the state passes count each finished chunk
   // step in pass_done (one per V-slice CTA; [0, num_chunks H) the replay's H and E, [num_chunks H,

@@ -335,6 +335,7 @@ Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Dev
 std::atomic<int64_t> g_multicast_launches{0};
 std::atomic<int64_t> g_overlapped_backwards{0};
 std::atomic<int64_t> g_prep_beside_forwards{0};
+std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -371,6 +372,22 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 }
 
 }  // namespace
+
+// The Recompute backward's replay state pass forms E from 𝒯 Diag(β), k and v where nothing
+// reads U (fused_replay at its slice li.bv): wy_replay writes 𝒯 Diag(β) and, for state_bwd at
+// V-slices of 16 and 32 (mma.sync), W; no U.
+static bool replay_fused(const Config& cfg, const Dims& d, const LaunchInfo& li) {
+  return fused_replay(variant_id(cfg.variant), int(d.K), int(d.V), false, true, std::min<int>(li.bv, int(d.V)));
+}
+// Nor W where state_bwd runs on wgmma (V-slices of 64 and 128): it forms Wᵀ∂E from 𝒯 Diag(β)
+// and k (state_bwd_wg_kernel's TBW). Recompute backward 1.004-1.075x DeltaNet (geomean 1.042),
+// 1.005-1.040x GDN (1.024) at the six shapes; wy_replay at shape 0 63 -> 33 us (DeltaNet), 72 ->
+// 34 us (GDN), state_bwd 142 -> 136 us, 152 -> 170 us (H200, 2026-12-04, experiment nowr,
+// docs/measurements/2026-12-04-s42/call3/). With the forward's 𝒯 Diag(β) and gates kept
+// (Saved::Tbeta), the replay then runs no wy_replay.
+static bool replay_forms_no_w(const Config& cfg, const Dims& d, const LaunchInfo& li) {
+  return replay_fused(cfg, d, li) && std::min<int>(li.bwd_bv, int(d.V)) % 64 == 0;
+}
 
 ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const Device dev = in_raw.q.device();
@@ -435,6 +452,24 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   }
   const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
   if (fused_rows) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  // The unfused Recompute forward (DeltaNet and GDN at V-slices of 16 and 32) whose backward's
+  // replay is fused and forms no W: its wy_prep keeps 𝒯 Diag(β) and GDN's row gates for it, as
+  // the fused forward does, so that the backward runs no wy_replay. At (1, 16384, 16) (slices of
+  // 32, the replay's 64) wy_replay_tb took 29.5 / 32.6 us and the backward after a forward that
+  // kept them was 1.028x DeltaNet's and GDN's (H200, 2026-12-04, docs/measurements/2026-12-04-s43/call4/).
+  if (!save && fuses_wu(var) && !Tbeta.defined()) {
+    Config recompute = cfg;
+    recompute.policy = Policy::Recompute;
+    if (replay_forms_no_w(cfg, d, launch_info(recompute, d, s, Pass::Backward))) {
+      Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+      p.Tbeta_kept = ptr<bf16_t>(Tbeta);
+      if (cfg.variant == Variant::GDN) {
+        gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
+        p.gate_rows_kept = ptr<float>(gate_rows);
+      }
+      g_unfused_forwards_keeping_tbeta.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   const bool row_gates = fused_rows || saved_rows;
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
@@ -516,14 +551,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   Saved replay;  // Recompute: the replay's intermediates
   // The replay's state pass forms E from 𝒯 Diag(β), k and v where nothing reads U (fused_replay):
   // wy_replay writes 𝒯 Diag(β) and, for state_bwd at V-slices of 16 and 32 (mma.sync), W; no U.
-  const bool replay_tbeta = sv.policy == Policy::Recompute &&
-                            fused_replay(variant_id(cfg.variant), int(K), int(V), false, true, std::min<int>(li.bv, int(V)));
-  // Nor W where state_bwd runs on wgmma (V-slices of 64 and 128): it forms Wᵀ∂E from 𝒯 Diag(β)
-  // and k (state_bwd_wg_kernel's TBW). Recompute backward 1.004-1.075x DeltaNet (geomean 1.042),
-  // 1.005-1.040x GDN (1.024) at the six shapes; wy_replay at shape 0 63 -> 33 us (DeltaNet), 72 ->
-  // 34 us (GDN), state_bwd 142 -> 136 us, 152 -> 170 us (H200, 2026-12-04, experiment nowr,
-  // docs/measurements/2026-12-04-s42/call3/).
-  const bool replay_no_w = replay_tbeta && std::min<int>(li.bwd_bv, int(V)) % 64 == 0;
+  const bool replay_tbeta = sv.policy == Policy::Recompute && replay_fused(cfg, d, li);
+  const bool replay_no_w = replay_tbeta && replay_forms_no_w(cfg, d, li);
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay
   // reads them and runs no wy_replay.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
@@ -633,5 +662,6 @@ void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_or
 int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
 int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
+int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

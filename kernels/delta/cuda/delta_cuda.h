@@ -12,5 +12,6 @@ Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const Forw
 int64_t multicast_state_launches();
 int64_t overlapped_backwards();
 int64_t prep_beside_forwards();
+int64_t unfused_forwards_keeping_tbeta();
 
 }  // namespace rewy::delta::cuda_impl

@@ -53,8 +53,9 @@ def kernels(op):
     # are never formed in the forward (fused_wu); the Recompute forward keeps 𝒯 Diag(β) (Saved::
     # Tbeta), the replay forms no U (fused_replay, K = V = 128) and no W (state_bwd forms Wᵀ∂E from
     # 𝒯 Diag(β) and k: replay_no_w) and keeps e^γ and GDN's row gates too, so neither backward runs
-    # wy_replay. (At (1, 16384, 16) the forward's slices are 32: there the replay forms 𝒯 Diag(β)
-    # from 𝒯 and β.) GDN's passes take q and k with the row gates (fused_gate).
+    # wy_replay. (At (1, 16384, 16) the forward's slices are 32, an unfused pass reading W and U:
+    # its wy_prep keeps 𝒯 Diag(β) and the gates for the fused replay; this count does not model
+    # that forward.) GDN's passes take q and k with the row gates (fused_gate).
     if op in ("deltanet", "gdn"):
         rows = ["rows"] if scalar else []
         fwd = [

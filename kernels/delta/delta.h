@@ -176,8 +176,9 @@ struct Saved {
   // Also GDN's Recompute with Tbeta (below), beside gexp.
   Tensor gate_rows;
   // CUDA, Recompute: 𝒯 Diag(β), [B, T, H, C], where the forward's state pass formed E from it
-  // (DeltaNet and GDN at V-slices of 64 and 128): the backward's replay then forms none
-  // (DeltaNet's runs no wy_replay at all). One C-wide tensor more than 𝒯 and P.
+  // (DeltaNet and GDN at V-slices of 64 and 128), or its unfused wy_prep kept it for a fused
+  // replay (slices of 16 and 32); with e^γ and GDN's row gates, so that the backward runs no
+  // wy_replay. One C-wide tensor more than 𝒯 and P.
   Tensor Tbeta;
 };
 

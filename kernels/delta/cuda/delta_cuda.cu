@@ -549,8 +549,6 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   li.overlap_passes = sv.policy == Policy::Recompute && cfg.concurrent_state_passes;
 
   Saved replay;  // Recompute: the replay's intermediates
-  // The replay's state pass forms E from 𝒯 Diag(β), k and v where nothing reads U (fused_replay):
-  // wy_replay writes 𝒯 Diag(β) and, for state_bwd at V-slices of 16 and 32 (mma.sync), W; no U.
   const bool replay_tbeta = sv.policy == Policy::Recompute && replay_fused(cfg, d, li);
   const bool replay_no_w = replay_tbeta && replay_forms_no_w(cfg, d, li);
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay

@@ -398,7 +398,8 @@ TEST(GpuDelta, PrepBesideMatchesSerial) {
 // The unfused Recompute forward (DeltaNet and GDN at V-slices of 16 and 32) whose backward's
 // replay is fused keeps 𝒯 Diag(β) and GDN's row gates from its wy_prep, and the backward reads
 // them instead of running wy_replay. 16 heads of one sequence take the automatic slices where that
-// holds (the forward's 32 beside wy_prep, the replay's 64, as at (1, 16384, 16)); the explicit
+// holds (the forward's 32 beside wy_prep, or 16 where nothing runs beside it, as under the
+// sanitizers; the replay's 64, as at (1, 16384, 16)); the explicit
 // slices of check_variant give the replay the forward's width, so they never meet this path.
 TEST(GpuDelta, UnfusedForwardKeepsTbetaForReplay) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";

@@ -432,6 +432,8 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
   // and k and scales by the rows' gates in fp32 (Q̂ H's rows by e^G, E's rows by e^{γ − G}).
   const bool row_gates = VAR == kGDN && p.gate_rows != nullptr;
+  // The row gates for that pass, or kept for the backward's replay (p.gate_rows_kept, unfused).
+  float* const gate_rows_out = VAR != kGDN ? nullptr : row_gates ? p.gate_rows : p.gate_rows_kept;
   // Operands of the sequential kernels for row i, channels d0..: Q̂, K̄ and Y_W (into KR).
   auto operand_octet = [&](int i, int d0) {
     float q[8], k[8], co[8];
@@ -462,13 +464,11 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     __syncthreads();  // 𝒯 (fp32), the operands and Y_U
     phase_mark(p.phase_cycles, 3);
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
-    if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
-    if (VAR == kGDN && p.gate_rows_kept) store_gate_rows<NT>(p, Gs, at.c, at.h, p.gate_rows_kept);
+    if (gate_rows_out) store_gate_rows<NT>(p, Gs, at.c, at.h, gate_rows_out);
   } else {
     solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
-    if (row_gates) store_gate_rows<NT>(p, Gs, at.c, at.h);
-    if (VAR == kGDN && p.gate_rows_kept) store_gate_rows<NT>(p, Gs, at.c, at.h, p.gate_rows_kept);
+    if (gate_rows_out) store_gate_rows<NT>(p, Gs, at.c, at.h, gate_rows_out);
     if (fused) {  // W and U are the state pass's: e^γ is left for it
       store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
       phase_mark(p.phase_cycles, 4);

@@ -116,7 +116,7 @@ struct DeltaParams {
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
   // The Recompute forward's unfused wy_prep (V-slices of 16 and 32) where the backward's replay is
-  // fused (keeps_tbeta_for_replay in delta_cuda.cu): the same 𝒯 Diag(β) and GDN's row gates,
+  // fused and forms no W (replay_forms_no_w in delta_cuda.cu): the same 𝒯 Diag(β) and GDN's row gates,
   // kept for the backward, which then runs no wy_replay. (Tbeta and gate_rows stay null there:
   // that pass reads W and U, and Q̂ and K̄.)
   bf16_t* Tbeta_kept = nullptr;

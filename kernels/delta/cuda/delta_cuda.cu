@@ -325,9 +325,13 @@ void bind_intermediates(DeltaParams& p, const Saved& m) {
   p.gate_rows = ptr<float>(m.gate_rows);
 }
 
-// GDN's row gates (fused_gate), e^{G_i} and e^{γ − G_i} f32 [num_chunks][H][2][C], bound to p.
+// GDN's row gates, e^{G_i} and e^{γ − G_i} f32 [num_chunks][H][2][C].
+Tensor empty_gate_rows(const ChunkTable& ct, int64_t H, const Device& dev, const Stream& s) {
+  return Tensor::empty({std::max(ct.num_chunks, 1), H, 2 * kChunk}, DType::F32, dev, &s);
+}
+// ... for the state pass (fused_gate), bound to p.
 Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Device& dev, const Stream& s) {
-  Tensor rows = Tensor::empty({std::max(ct.num_chunks, 1), H, 2 * kChunk}, DType::F32, dev, &s);
+  Tensor rows = empty_gate_rows(ct, H, dev, s);
   p.gate_rows = ptr<float>(rows);
   return rows;
 }
@@ -433,7 +437,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool saved_rows = save_row_gates(cfg, d, s, li);
   if (saved_rows) beside = false;  // (the pass with GDN's saved row gates has no beside form)
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
-  if (saved_rows) sv.gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
+  if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
 
@@ -443,32 +447,28 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.ht = ptr<float>(r.ht);
   p.error_flag = error_words(dev.index).device;
   // The fused forward's 𝒯 Diag(β) (fused_wu) and GDN's row gates (fused_gate), read by the state
-  // pass only.
-  Tensor Tbeta, gate_rows;
-  const int slice = std::min<int>(li.bv, int(d.V));
-  if (fused_wu(var, true, li.store_state, slice)) {
-    Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-    p.Tbeta = ptr<bf16_t>(Tbeta);
-  }
-  const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
-  if (fused_rows) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
-  // The unfused Recompute forward (DeltaNet and GDN at V-slices of 16 and 32) whose backward's
-  // replay is fused and forms no W: its wy_prep keeps 𝒯 Diag(β) and GDN's row gates for it, as
+  // pass. Or kept for the backward: the unfused Recompute forward (DeltaNet and GDN at V-slices of
+  // 16 and 32) whose backward's replay is fused and forms no W has its wy_prep write them too, as
   // the fused forward does, so that the backward runs no wy_replay. At (1, 16384, 16) (slices of
   // 32, the replay's 64) wy_replay_tb took 29.5 / 32.6 us and the backward after a forward that
   // kept them was 1.028x DeltaNet's and GDN's (H200, 2026-12-04, docs/measurements/2026-12-04-s43/call4/).
-  if (!save && fuses_wu(var) && !Tbeta.defined()) {
-    Config recompute = cfg;
-    recompute.policy = Policy::Recompute;
-    if (replay_forms_no_w(cfg, d, launch_info(recompute, d, s, Pass::Backward))) {
-      Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-      p.Tbeta_kept = ptr<bf16_t>(Tbeta);
-      if (cfg.variant == Variant::GDN) {
-        gate_rows = Tensor::empty({std::max(ct.num_chunks, 1), d.H, 2 * kChunk}, DType::F32, dev, &s);
-        p.gate_rows_kept = ptr<float>(gate_rows);
-      }
-      g_unfused_forwards_keeping_tbeta.fetch_add(1, std::memory_order_relaxed);
+  Tensor Tbeta, gate_rows;
+  const int slice = std::min<int>(li.bv, int(d.V));
+  const bool fused = fused_wu(var, true, li.store_state, slice);
+  const bool keep_for_replay =
+      !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
+  if (fused || keep_for_replay) {
+    Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+    (fused ? p.Tbeta : p.Tbeta_kept) = ptr<bf16_t>(Tbeta);
+  }
+  const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
+  if (fused_rows) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  if (keep_for_replay) {
+    if (cfg.variant == Variant::GDN) {
+      gate_rows = empty_gate_rows(ct, d.H, dev, s);
+      p.gate_rows_kept = ptr<float>(gate_rows);
     }
+    g_unfused_forwards_keeping_tbeta.fetch_add(1, std::memory_order_relaxed);
   }
   const bool row_gates = fused_rows || saved_rows;
   tma::StateMaps maps;

@@ -10,8 +10,8 @@ and executed warp instructions by opcode, the excess global sectors and shared-m
 by instruction kind (uncoalesced accesses, bank conflicts), then the TOP instructions with their
 share and three largest stall reasons. By source line: OBJ.o is the object of the
 variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o, built
-from the same tree and flags: -lineinfo is on) and RE picks one mangled kernel name
-('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'); its cubin is disassembled with line info
+from the same tree and flags: -lineinfo is on) and RE picks the mangled kernel name
+('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'; of several matches, the one whose code matches the page); its cubin is disassembled with line info
 (cuobjdump and nvdisasm on PATH). Prints the stall reasons over the kernel, then the TOP source
 lines (file:line of the innermost inlined function) with their share and three largest reasons.
 The opcode match line says whether OBJ is the build that was profiled (every opcode should match).
@@ -135,12 +135,20 @@ def by_instruction(header, data, top):
 def by_line(header, data, top, obj, pattern):
     funcs = functions(disassemble(obj))
     names = [f for f in funcs if re.search(pattern, f)]
-    if len(names) != 1:
-        sys.exit(f"sass_lines: {len(names)} kernels match {pattern!r}: {names[:8]}")
-    code = funcs[names[0]]
+    if not names:
+        sys.exit(f"sass_lines: no kernel in {obj} matches {pattern!r}")
     base = min(int(d["Address"], 16) for d in data)
-    matched = sum(1 for d in data if (off := int(d["Address"], 16) - base) in code
-                  and code[off][1].lstrip("@!PT0123456789 ").split(" ")[0].split(".")[0] in d["Source"])
+
+    def opcode_matches(code):
+        return sum(1 for d in data if (off := int(d["Address"], 16) - base) in code
+                   and code[off][1].lstrip("@!PT0123456789 ").split(" ")[0].split(".")[0] in d["Source"])
+    # RE may match several instantiations: the profiled one is the one whose opcodes match the page's.
+    scored = sorted(((opcode_matches(funcs[n]) - abs(len(funcs[n]) - len(data)), n) for n in names), reverse=True)
+    if len(names) > 1:
+        print(f"{len(names)} kernels match {pattern!r}; taking the one whose code matches the page best")
+    names = [scored[0][1]]
+    code = funcs[names[0]]
+    matched = opcode_matches(code)
     print(f"{names[0]}: {len(data)} profiled instructions, {len(code)} in {obj}, opcode match {matched}/{len(data)}")
     total = sum(num(d[SAMPLES]) for d in data) or 1.0
     reasons = reasons_of(header)

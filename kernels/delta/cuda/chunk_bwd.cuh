@@ -908,8 +908,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   __syncthreads();  // k, 𝒯 and ∂H⁺ have landed
   if constexpr (VTr::gated) {  // e^γ ⊙ Σ_v H ⊙ ∂H⁺ (row d of the state)
     // A thread sums one part of a row with 16-byte loads (consecutive threads: consecutive rows,
-    // free of bank conflicts). A warp per row with a shuffle reduction after each was a chain of
-    // 16 reductions per warp: GDN's phase 1 took 14k cycles, DeltaNet's (without this sum) 4k.
+    // free of bank conflicts; load8_shared: load8's were split into 4-byte loads, four to a bank).
+    // A warp per row with a shuffle reduction after each was a chain of 16 reductions per warp:
+    // GDN's phase 1 took 14k cycles, DeltaNet's (without this sum) 4k.
     constexpr int kParts = NT / K, kCols = V / kParts;
     static_assert(NT % K == 0 && V % (8 * kParts) == 0, "row parts must tile the state");
     const int d = threadIdx.x % K, c0 = (threadIdx.x / K) * kCols;
@@ -917,8 +918,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
 #pragma unroll
     for (int cc = 0; cc < kCols; cc += 8) {
       float hv[8], dhv[8];
-      load8(hv, kSW ? Hb + wg::tile_offset<K>(d, c0 + cc) : Hb + d * VP + c0 + cc);
-      load8(dhv, kSW ? dHb + wg::tile_offset<K>(d, c0 + cc) : dHb + d * VP + c0 + cc);
+      load8_shared(hv, kSW ? Hb + wg::tile_offset<K>(d, c0 + cc) : Hb + d * VP + c0 + cc);
+      load8_shared(dhv, kSW ? dHb + wg::tile_offset<K>(d, c0 + cc) : dHb + d * VP + c0 + cc);
 #pragma unroll
       for (int e = 0; e < 8; ++e) s += hv[e] * dhv[e];
     }

@@ -546,6 +546,19 @@ __device__ __forceinline__ void unpack8(float (&x)[8], const uint4& u) {
 }
 // Eight consecutive channels (16-byte aligned) of a bf16 or fp32 shared tile, in registers.
 __device__ __forceinline__ void load8(float (&x)[8], const bf16_t* src) { unpack8(x, *reinterpret_cast<const uint4*>(src)); }
+// load8 from shared memory as one 16-byte ld.shared.v4 whatever the compiler can prove of src's
+// alignment: where it cannot (a swizzled tile's offsets), load8's uint4 may be split into four
+// 4-byte loads, and a warp reading consecutive rows of a 128-byte-swizzled tile then meets every
+// bank four times (grad_chunk's state sum: 6.3M of GDN's 13.6M shared wavefronts were excess,
+// ncu, H200, 2026-12-04, docs/measurements/2026-12-04-s44/call4/).
+__device__ __forceinline__ void load8_shared(float (&x)[8], const bf16_t* src) {
+  uint4 u;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+               : "r"(smem_addr(src))
+               : "memory");
+  unpack8(x, u);
+}
 __device__ __forceinline__ void load8(float (&x)[8], const float* src) {
   const float4 a = *reinterpret_cast<const float4*>(src), b = *reinterpret_cast<const float4*>(src + 4);
   x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;

@@ -12,8 +12,9 @@ share and three largest stall reasons. By source line: OBJ.o is the object of th
 variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o, built
 from the same tree and flags: -lineinfo is on) and RE picks the mangled kernel name
 ('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'; of several matches, the one whose code matches the page); its cubin is disassembled with line info
-(cuobjdump and nvdisasm on PATH). Prints the stall reasons over the kernel, then the TOP source
-lines (file:line of the innermost inlined function) with their share and three largest reasons.
+(cuobjdump and nvdisasm on PATH; a CUDA header's line is reported as the project line it is inlined at). Prints the stall reasons over the kernel, then the TOP source
+lines (file:line of the innermost inlined function) with their share and three largest reasons,
+and the lines with the most excess shared wavefronts and global sectors.
 The opcode match line says whether OBJ is the build that was profiled (every opcode should match).
 """
 import argparse
@@ -33,7 +34,7 @@ def disassemble(obj):
         cubins = [f for f in os.listdir(d) if f.endswith(".cubin")]
         if not cubins:
             sys.exit(f"sass_lines: no cubin in {obj}")
-        return "".join(subprocess.run(["nvdisasm", "-g", "-c", os.path.join(d, c)], check=True, capture_output=True,
+        return "".join(subprocess.run(["nvdisasm", "-g", "-gi", "-c", os.path.join(d, c)], check=True, capture_output=True,
                                       text=True).stdout for c in cubins)
 
 
@@ -48,9 +49,12 @@ def functions(sass):
             continue
         if cur is None:
             continue
-        m = re.search(r'//## File "([^"]+)", line (\d+)', text)
+        m = re.search(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?', text)
         if m:
-            line = (os.path.basename(m.group(1)), int(m.group(2)))
+            # A CUDA header's line (a conversion, an intrinsic) names the project line it is inlined at.
+            system = m.group(1).startswith("/usr/") or "/cuda" in m.group(1) and "/include/" in m.group(1)
+            at = (m.group(3), m.group(4)) if system and m.group(3) else (m.group(1), m.group(2))
+            line = (os.path.basename(at[0]), int(at[1]))
             continue
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", text)
         if m:
@@ -164,6 +168,20 @@ def by_line(header, data, top, obj, pattern):
     for where, (samples, st) in sorted(lines.items(), key=lambda x: -x[1][0])[:top]:
         at = f"{where[0]}:{where[1]}" if where else "?"
         print(f"{100 * samples / total:5.1f}%  {at:28s} {largest(st, total)}")
+    # Where the excess wavefronts and sectors come from (bank conflicts, uncoalesced accesses): the
+    # instruction kind alone (by_instruction) does not say which load.
+    for what, excess, every in EXCESS:
+        if excess not in header:
+            continue
+        ex, all_ = collections.Counter(), collections.Counter()
+        for d in data:
+            where = code.get(int(d["Address"], 16) - base, (None, ""))[0]
+            ex[where] += num(d[excess])
+            all_[where] += num(d[every])
+        worst = [(w, v) for w, v in ex.most_common(6) if v]
+        if worst:
+            print(f"excess {what} by line (excess / all): " +
+                  ", ".join(f"{w[0] + ':' + str(w[1]) if w else '?'} {v / 1e6:.2f}M / {all_[w] / 1e6:.2f}M" for w, v in worst))
 
 
 def main():

@@ -12,7 +12,8 @@ share and three largest stall reasons. By source line: OBJ.o is the object of th
 variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o, built
 from the same tree and flags: -lineinfo is on) and RE picks the mangled kernel name
 ('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'; of several matches, the one whose code matches the page); its cubin is disassembled with line info
-(cuobjdump and nvdisasm on PATH; a CUDA header's line is reported as the project line it is inlined at). Prints the stall reasons over the kernel, then the TOP source
+(cuobjdump and nvdisasm on PATH; an instruction inlined from a helper is reported at the line of the
+kernel's own file that calls it). Prints the stall reasons over the kernel, then the TOP source
 lines (file:line of the innermost inlined function) with their share and three largest reasons,
 and the lines with the most excess shared wavefronts and global sectors.
 The opcode match line says whether OBJ is the build that was profiled (every opcode should match).
@@ -39,25 +40,29 @@ def disassemble(obj):
 
 
 def functions(sass):
-    """{kernel: {offset: ((file, line) or None, instruction)}}."""
-    out, cur, line = {}, None, None
+    """{kernel: {offset: ((file, line) or None, instruction)}}. With nvdisasm -gi an instruction's
+    location is its inline chain, innermost first; the line kept is the innermost one in the file
+    of the outermost (the kernel's own file: a helper's load is named by the kernel line, or the
+    kernel-file lambda line, that calls it)."""
+    out, cur, line, chain = {}, None, None, []
     for text in sass.splitlines():
         m = re.match(r"^\.text\.(\S+):", text)
         if m:
-            cur, line = m.group(1), None
+            cur, line, chain = m.group(1), None, []
             out[cur] = {}
             continue
         if cur is None:
             continue
-        m = re.search(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?', text)
+        m = re.search(r'//## File "([^"]+)", line (\d+)', text)
         if m:
-            # A CUDA header's line (a conversion, an intrinsic) names the project line it is inlined at.
-            system = m.group(1).startswith("/usr/") or "/cuda" in m.group(1) and "/include/" in m.group(1)
-            at = (m.group(3), m.group(4)) if system and m.group(3) else (m.group(1), m.group(2))
-            line = (os.path.basename(at[0]), int(at[1]))
+            chain.append((m.group(1), int(m.group(2))))
             continue
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", text)
         if m:
+            if chain:
+                own = chain[-1][0]
+                f, n = next(c for c in chain if c[0] == own)
+                line, chain = (os.path.basename(f), n), []
             out[cur][int(m.group(1), 16)] = (line, m.group(2).strip())
     return out
 

@@ -11,11 +11,11 @@ by instruction kind (uncoalesced accesses, bank conflicts), then the TOP instruc
 share and three largest stall reasons. By source line: OBJ.o is the object of the
 variant (e.g. build-gpu/kernels/CMakeFiles/rewy_kernels.dir/delta/cuda/variant_kda.cu.o, built
 from the same tree and flags: -lineinfo is on) and RE picks the mangled kernel name
-('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'; of several matches, the one whose code matches the page); its cubin is disassembled with line info
-(cuobjdump and nvdisasm on PATH; an instruction inlined from a helper is reported at the line of the
-kernel's own file that calls it). Prints the stall reasons over the kernel, then the TOP source
-lines (file:line of the innermost inlined function) with their share and three largest reasons,
-and the lines with the most excess shared wavefronts and global sectors.
+('grad_chunk_kernelILi2ELi128ELi128ELb1ELi512E'; of several matches, the one whose code matches
+the page); its cubin is disassembled with line info and inline chains (cuobjdump and nvdisasm on
+PATH). Prints the stall reasons over the kernel, then the TOP source lines (an instruction inlined
+from a helper counts at the line of the kernel's own file that calls it) with their share and
+three largest reasons, and the lines with the most excess shared wavefronts and global sectors.
 The opcode match line says whether OBJ is the build that was profiled (every opcode should match).
 """
 import argparse

@@ -217,14 +217,14 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
 // term where p.Qlo is set; store_q) and K̄ = K ⊙ e^{γ − G} (store_kbar) into global memory at `at`
 // (both false past the chunk's end), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or
 // GDN2's b). Rows >= len are flat in G. wy_prep and wy_replay both form them here, so the replay's
-// are the forward's bit for bit.
-template <int VAR, int K>
+// are the forward's bit for bit (SW: the gates in load8_octet's order, the same values).
+template <int VAR, int K, bool SW = false>
 __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
                                                 const float (&k)[8], const float (&co)[8], const float* Gs, int64_t at,
                                                 bool store_q, bool store_kbar, bf16_t* yw_out) {
   float G[8], gam[8];
-  gate_at8<VAR, K>(G, Gs, i, d0);
-  gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
+  gate_at8<VAR, K, SW>(G, Gs, i, d0);
+  gate_at8<VAR, K, SW>(gam, Gs, kChunk - 1, d0);
   float qg[8], kg[8], yw[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
@@ -536,7 +536,8 @@ struct PrepSplitLayout {
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-template <int VAR, int K, int V, int NT, bool EARLY = false>
+// OCT (experiment `octsw`): the builders read the fp32 gate octets in load8_octet's order.
+template <int VAR, int K, int V, int NT, bool EARLY = false, bool OCT = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
   using L = PrepSplitLayout<VAR, K, V, EARLY>;
@@ -611,10 +612,10 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       load8(q, qs + i * SP + d0);
       load8(k, ks + i * SP + d0);
       load_row_coef8<VAR, SP>(co, betas, bs, i, d0);
-      build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
-                                packed);
+      build_scaled_rows8_of<KS, OCT>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0,
+                                     R_A + i * SP + d0, packed);
       const bool store = i < at.len;
-      chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
+      chunk_operands8<VAR, KS, OCT>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
                                EARLY ? yw_slice + i * SP + d0 : YW + i * KP + c0 + d0);
     });
     store_gexp_of<VAR, K, KS>(p, Gsl, at.c, at.h, threadIdx.x, NT, c0);

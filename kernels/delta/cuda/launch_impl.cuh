@@ -257,17 +257,23 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
       // factors chained through a ratio table built behind one more barrier a slice, experiment
       // chainfwd: forward KDA 0.981x, GDN2 0.986x; H200, 2026-12-03,
       // docs/measurements/2026-12-03-s30/call3-chain/: removed.)
-      auto launch_split = [&](auto early) {
-        constexpr bool kEarly = decltype(early)::value;
-        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
+      // REWY_EXPERIMENTS=octsw: the operand builds read the fp32 gate octets with the halves
+      // swapped in threads 4-7 of each quarter-warp (load8_octet), clearing the 2-way bank
+      // conflicts of load8's order (not yet measured).
+      auto launch_split = [&](auto early, auto oct) {
+        constexpr bool kEarly = decltype(early)::value, kOct = decltype(oct)::value;
+        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K> || kOct;  // timed under a name with _exp
         static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
-        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly>, kThreads,
+        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kOct>, kThreads,
                               PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
       };
       if constexpr (kPrepEarlyGates<VAR, K>) {
-        if (!experiment("lateg", VAR)) return launch_split(std::true_type{});
+        if (experiment("octsw", VAR)) return launch_split(std::true_type{}, std::true_type{});
+        if (!experiment("lateg", VAR)) return launch_split(std::true_type{}, std::false_type{});
+      } else {
+        if (experiment("octsw", VAR)) return launch_split(std::false_type{}, std::true_type{});
       }
-      return launch_split(std::false_type{});
+      return launch_split(std::false_type{}, std::false_type{});
     }
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to

@@ -550,7 +550,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
 
   Saved replay;  // Recompute: the replay's intermediates
   const bool replay_tbeta = sv.policy == Policy::Recompute && replay_fused(cfg, d, li);
-  const bool replay_no_w = replay_tbeta && replay_forms_no_w(cfg, d, li);
+  const bool replay_no_w = sv.policy == Policy::Recompute && replay_forms_no_w(cfg, d, li);  // (implies replay_tbeta)
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay
   // reads them and runs no wy_replay.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();

@@ -267,12 +267,9 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
         launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kOct>, kThreads,
                               PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
       };
-      if constexpr (kPrepEarlyGates<VAR, K>) {
-        if (experiment("octsw", VAR)) return launch_split(std::true_type{}, std::true_type{});
-        if (!experiment("lateg", VAR)) return launch_split(std::true_type{}, std::false_type{});
-      } else {
-        if (experiment("octsw", VAR)) return launch_split(std::false_type{}, std::true_type{});
-      }
+      using Early = std::bool_constant<kPrepEarlyGates<VAR, K>>;
+      if (experiment("octsw", VAR)) return launch_split(Early{}, std::true_type{});
+      if (Early::value && !experiment("lateg", VAR)) return launch_split(Early{}, std::false_type{});
       return launch_split(std::false_type{}, std::false_type{});
     }
   }

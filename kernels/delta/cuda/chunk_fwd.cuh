@@ -217,14 +217,14 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
 // term where p.Qlo is set; store_q) and K̄ = K ⊙ e^{γ − G} (store_kbar) into global memory at `at`
 // (both false past the chunk's end), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or
 // GDN2's b). Rows >= len are flat in G. wy_prep and wy_replay both form them here, so the replay's
-// are the forward's bit for bit (SW: the gates in load8_octet's order, the same values).
-template <int VAR, int K, bool SW = false>
+// are the forward's bit for bit.
+template <int VAR, int K>
 __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
                                                 const float (&k)[8], const float (&co)[8], const float* Gs, int64_t at,
                                                 bool store_q, bool store_kbar, bf16_t* yw_out) {
   float G[8], gam[8];
-  gate_at8<VAR, K, SW>(G, Gs, i, d0);
-  gate_at8<VAR, K, SW>(gam, Gs, kChunk - 1, d0);
+  gate_at8<VAR, K>(G, Gs, i, d0);
+  gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
   float qg[8], kg[8], yw[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
@@ -345,7 +345,9 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // with which it spilled), three CTAs an SM where the shared kernel fits two (110 KB, 112
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
-template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
+// SPLIT_PA (experiment `pamold`, GDN's fused kernel): P's and A's gates applied in two passes,
+// an exponential each, as before kOneExp.
+template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, bool SPLIT_PA = false>
 __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   constexpr bool kFusedOnly = EXP == kPrepFusedExp;
@@ -405,7 +407,23 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     warp_mma_pair<kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor, !kFusedOnly>(accP, accA, qs, ks, KP, ks, KP, warp_m0(),
                                                                               warp_n0<kChunk, NT>(), 0, K);
   }
-  frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
+  // GDN: P's and A's entries (r, c) sit at the same fragment coordinates and take the same
+  // e^{G_r − G_c}: one exponential (and one read of the two gates) for both, A's β_r with it.
+  constexpr bool kOneExp = VT<VAR>::scalar_gate && !SPLIT_PA;
+  if constexpr (kOneExp) {
+    frag_visit_pairs<1, kWarpTiles<kChunk, NT>>(warp_m0(), warp_n0<kChunk, NT>(), [&](int i, int j, int h, int r, int c) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int cc = c + e;
+        const float decay = r >= cc ? exp_ftz(Gs[r] - Gs[cc]) : 0.f;
+        float &xp = accP[i][j][2 * h + e], &xa = accA[i][j][2 * h + e];
+        xp = r >= cc ? xp * decay : 0.f;
+        xa = r > cc ? betas[r] * (xa * decay) : 0.f;
+      }
+    });
+  } else {
+    frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
+  }
 
   if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) and the packed KC (under Tb) are read
   // P leaves through Tb's slot (free until 𝒯 is formed) in 16-byte rows, not 4-byte fragment stores.
@@ -413,6 +431,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   if constexpr (kFusedOnly) __syncthreads();  // every warp's products have read k and q: As takes their slots
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
+    else if constexpr (kOneExp) As[r * (kChunk + 1) + cc] = x;
     else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
@@ -536,8 +555,7 @@ struct PrepSplitLayout {
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-// OCT (experiment `octsw`): the builders read the fp32 gate octets in load8_octet's order.
-template <int VAR, int K, int V, int NT, bool EARLY = false, bool OCT = false>
+template <int VAR, int K, int V, int NT, bool EARLY = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
   using L = PrepSplitLayout<VAR, K, V, EARLY>;
@@ -612,10 +630,10 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       load8(q, qs + i * SP + d0);
       load8(k, ks + i * SP + d0);
       load_row_coef8<VAR, SP>(co, betas, bs, i, d0);
-      build_scaled_rows8_of<KS, OCT>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0,
-                                     R_A + i * SP + d0, packed);
+      build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
+                                packed);
       const bool store = i < at.len;
-      chunk_operands8<VAR, KS, OCT>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
+      chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
                                EARLY ? yw_slice + i * SP + d0 : YW + i * KP + c0 + d0);
     });
     store_gexp_of<VAR, K, KS>(p, Gsl, at.c, at.h, threadIdx.x, NT, c0);

@@ -563,27 +563,11 @@ __device__ __forceinline__ void load8(float (&x)[8], const float* src) {
   const float4 a = *reinterpret_cast<const float4*>(src), b = *reinterpret_cast<const float4*>(src + 4);
   x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;
 }
-// Eight fp32 channels of a row octet. SWAP (experiment `octsw`): threads 4-7 of each quarter-warp
-// read the upper 16 bytes first. Where a quarter-warp reads eight consecutive octets of one row
-// (for_each_row_octet's layout), load8's two 16-byte loads each span 256 bytes and meet every
-// bank twice; with the halves swapped each load spans the eight threads over 32 distinct banks.
-template <bool SWAP>
-__device__ __forceinline__ void load8_octet(float (&x)[8], const float* src) {
-  if constexpr (SWAP) {
-    const bool upper_first = threadIdx.x & 4;
-    const float4 a = *reinterpret_cast<const float4*>(src + (upper_first ? 4 : 0));
-    const float4 b = *reinterpret_cast<const float4*>(src + (upper_first ? 0 : 4));
-    const float4 lo = upper_first ? b : a, hi = upper_first ? a : b;
-    x[0] = lo.x, x[1] = lo.y, x[2] = lo.z, x[3] = lo.w, x[4] = hi.x, x[5] = hi.y, x[6] = hi.z, x[7] = hi.w;
-  } else {
-    load8(x, src);
-  }
-}
-// G at row i, channels d0..d0+7 (0 for ungated variants), as gate_at (SW: load8_octet's order).
-template <int VAR, int K, bool SW = false>
+// G at row i, channels d0..d0+7 (0 for ungated variants), as gate_at.
+template <int VAR, int K>
 __device__ __forceinline__ void gate_at8(float (&G)[8], const float* Gs, int i, int d0) {
   if constexpr (VT<VAR>::vec_gate) {
-    load8_octet<SW>(G, Gs + i * kGateLd<K> + d0);
+    load8(G, Gs + i * kGateLd<K> + d0);
   } else {
 #pragma unroll
     for (int e = 0; e < 8; ++e) G[e] = VT<VAR>::gated ? Gs[i] : 0.f;
@@ -688,7 +672,7 @@ __device__ __forceinline__ void omega_scale_rows(bf16_t* YU, const bf16_t* ws, c
 // Row j's rows of them for the blocks I >= I0, channels d0..d0+7, from row j's k and G already in
 // registers (x: scratch); LO: the second bf16 terms into KC_lo (a template flag: runtime null
 // checks in these builders have cost grad_chunk registers).
-template <int K, bool LO, bool SW = false>
+template <int K, bool LO>
 __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const float (&g)[8], const float (&k)[8],
                                                  float (&x)[8], const float* Gs, bf16_t* KC, bf16_t* KC_lo) {
   constexpr int KP = K + 8, GL = kGateLd<K>;
@@ -696,7 +680,7 @@ __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const fl
   for (int I = 0; I < kChunk / kBlock; ++I) {
     if (I < I0) continue;  // (uniform across a warp: its octets lie in rows of one block)
     float gr[8];
-    load8_octet<SW>(gr, Gs + block_ref_row(I) * GL + d0);
+    load8(gr, Gs + block_ref_row(I) * GL + d0);
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] = k[e] * exp_ftz(gr[e] - g[e]);
     store8(KC + (packed_row_offset(I) + j) * KP + d0, x);
@@ -711,8 +695,8 @@ __device__ __forceinline__ void packed_col_rows8(int j, int I0, int d0, const fl
 // octet instead of 26 KB for separate builders. The q term goes first, so one scale tile is live
 // at a time.
 // (build_scaled_rows8_of: from the row's q, k and coefficient already in registers, for a caller
-// that forms more from them; SW: the gates in load8_octet's order.)
-template <int K, bool SW = false>
+// that forms more from them.)
+template <int K>
 __device__ __forceinline__ void build_scaled_rows8_of(int i, int J, int d0, const float* Gs, const float (&q)[8],
                                                       const float (&k)[8], const float (&co)[8], bf16_t* q_out,
                                                       bf16_t* q_lo, bf16_t* bk_out, bf16_t* KC) {
@@ -720,8 +704,8 @@ __device__ __forceinline__ void build_scaled_rows8_of(int i, int J, int d0, cons
   float g[8], ex[8], x[8];
   {
     float gr[8];
-    load8_octet<SW>(g, Gs + i * GL + d0);
-    load8_octet<SW>(gr, Gs + block_ref_row(J) * GL + d0);
+    load8(g, Gs + i * GL + d0);
+    load8(gr, Gs + block_ref_row(J) * GL + d0);
 #pragma unroll
     for (int e = 0; e < 8; ++e) ex[e] = exp_ftz(g[e] - gr[e]);
   }
@@ -732,7 +716,7 @@ __device__ __forceinline__ void build_scaled_rows8_of(int i, int J, int d0, cons
 #pragma unroll
   for (int e = 0; e < 8; ++e) x[e] = co[e] * k[e] * ex[e];
   store8(bk_out, x);
-  packed_col_rows8<K, false, SW>(i, J, d0, g, k, x, Gs, KC, nullptr);
+  packed_col_rows8<K, false>(i, J, d0, g, k, x, Gs, KC, nullptr);
 }
 template <int VAR, int K>
 __device__ __forceinline__ void build_scaled_rows8(int i, int J, int d0, const float* Gs, const bf16_t* qs, const bf16_t* ks,

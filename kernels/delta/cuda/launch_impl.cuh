@@ -230,13 +230,14 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
   });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, bool SPLIT_PA = false>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
   constexpr bool kFused = EXP == kPrepFusedExp;
   static const std::string name =
-      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (kFused ? "wy_prep_fused" : EXP ? "wy_prep_exp" : "wy_prep"),
+      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap")
+                    : (kFused ? (SPLIT_PA ? "wy_prep_fused_exp" : "wy_prep_fused") : EXP ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V, kFused>::total>(
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, SPLIT_PA>, NT, PrepLayout<VAR, K, V, kFused>::total>(
       name, kPrepPhases, p, s, beside, load_only);
 }
 
@@ -257,20 +258,20 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
       // factors chained through a ratio table built behind one more barrier a slice, experiment
       // chainfwd: forward KDA 0.981x, GDN2 0.986x; H200, 2026-12-03,
       // docs/measurements/2026-12-03-s30/call3-chain/: removed.)
-      // REWY_EXPERIMENTS=octsw: the operand builds read the fp32 gate octets with the halves
-      // swapped in threads 4-7 of each quarter-warp (load8_octet), clearing the 2-way bank
-      // conflicts of load8's order (not yet measured).
-      auto launch_split = [&](auto early, auto oct) {
-        constexpr bool kEarly = decltype(early)::value, kOct = decltype(oct)::value;
-        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K> || kOct;  // timed under a name with _exp
+      // (The operand builds reading the fp32 gate octets with the halves swapped in threads 4-7 of
+      // each quarter-warp, which clears the 2-way bank conflicts of load8's order on those loads,
+      // experiment octsw: forward KDA 0.998x, GDN2 0.994x; H200, 2026-12-04,
+      // docs/measurements/2026-12-04-s45/call1/: removed. Call 2 there counts those conflicts as
+      // 4.7M of the builds' 12.3M shared wavefronts: the builds wait on latency, not on them.)
+      auto launch_split = [&](auto early) {
+        constexpr bool kEarly = decltype(early)::value;
+        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
         static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
-        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kOct>, kThreads,
+        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly>, kThreads,
                               PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
       };
-      using Early = std::bool_constant<kPrepEarlyGates<VAR, K>>;
-      if (experiment("octsw", VAR)) return launch_split(Early{}, std::true_type{});
-      if (Early::value && !experiment("lateg", VAR)) return launch_split(Early{}, std::false_type{});
-      return launch_split(std::false_type{}, std::false_type{});
+      if (kPrepEarlyGates<VAR, K> && !experiment("lateg", VAR)) return launch_split(std::bool_constant<kPrepEarlyGates<VAR, K>>{});
+      return launch_split(std::false_type{});
     }
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
@@ -283,9 +284,14 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
+  // REWY_EXPERIMENTS=pamold: GDN's fused kernel applying P's and A's gates in two passes.
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
+      if constexpr (VT<VAR>::scalar_gate)
+        if (experiment("pamold", VAR))
+          return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp, true>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
+    }
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s, beside, load_only);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s, beside, load_only);

@@ -345,9 +345,7 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // with which it spilled), three CTAs an SM where the shared kernel fits two (110 KB, 112
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
-// SPLIT_PA (experiment `pamold`, GDN's fused kernel): P's and A's gates applied in two passes,
-// an exponential each, as before kOneExp.
-template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, bool SPLIT_PA = false>
+template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
 __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   constexpr bool kFusedOnly = EXP == kPrepFusedExp;
@@ -407,9 +405,13 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     warp_mma_pair<kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor, !kFusedOnly>(accP, accA, qs, ks, KP, ks, KP, warp_m0(),
                                                                               warp_n0<kChunk, NT>(), 0, K);
   }
-  // GDN: P's and A's entries (r, c) sit at the same fragment coordinates and take the same
-  // e^{G_r − G_c}: one exponential (and one read of the two gates) for both, A's β_r with it.
-  constexpr bool kOneExp = VT<VAR>::scalar_gate && !SPLIT_PA;
+  // GDN's fused kernel: P's and A's entries (r, c) sit at the same fragment coordinates and take
+  // the same e^{G_r − G_c}: one exponential (and one read of the two gates) for both, A's β_r with
+  // it (46 -> 30 MUFU, 245 -> 213 LDS in its SASS; the two-pass form, experiment pamold, 0.989x
+  // the forward at shapes 0, 1, 4). The shared kernel keeps two passes: with one, GDN's Recompute
+  // forward where it runs beside the state pass (32 pairs) took 0.93x, at (2, 8192, 16) and (1,
+  // 32768, 32), not understood (H200, 2026-12-04, docs/measurements/2026-12-04-s45/call3/).
+  constexpr bool kOneExp = VT<VAR>::scalar_gate && kFusedOnly;
   if constexpr (kOneExp) {
     frag_visit_pairs<1, kWarpTiles<kChunk, NT>>(warp_m0(), warp_n0<kChunk, NT>(), [&](int i, int j, int h, int r, int c) {
 #pragma unroll

@@ -230,14 +230,13 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
   });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, bool SPLIT_PA = false>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
   constexpr bool kFused = EXP == kPrepFusedExp;
   static const std::string name =
-      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (kFused ? (SPLIT_PA ? "wy_prep_fused_exp" : "wy_prep_fused") : EXP ? "wy_prep_exp" : "wy_prep"),
+      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (kFused ? "wy_prep_fused" : EXP ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, SPLIT_PA>, NT, PrepLayout<VAR, K, V, kFused>::total>(
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V, kFused>::total>(
       name, kPrepPhases, p, s, beside, load_only);
 }
 
@@ -284,14 +283,9 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
-  // REWY_EXPERIMENTS=pamold: GDN's fused kernel applying P's and A's gates in two passes.
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
-      if constexpr (VT<VAR>::scalar_gate)
-        if (experiment("pamold", VAR))
-          return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp, true>(p, s, beside, load_only);
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
-    }
   dispatch_threads(warps, [&](auto nt) {
     if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s, beside, load_only);
     else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s, beside, load_only);

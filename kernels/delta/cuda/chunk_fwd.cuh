@@ -23,6 +23,9 @@ namespace rewy::delta::cuda_impl {
 
 // wy_prep_kernel's EXP for the fused forward's kernel (said there).
 inline constexpr int kPrepFusedExp = 1;
+// ... for the shared kernel with the fused one's single exponential for P's and A's entries
+// (experiment `pamsh`: kOneExp in wy_prep_kernel says why it is not the default).
+inline constexpr int kPrepSharedOneExp = 2;
 
 // FUSED: the fused forward's kernel (kPrepFusedExp), which stores P, 𝒯 and 𝒯 Diag(β) alone.
 template <int VAR, int K, int V, bool FUSED = false>
@@ -410,8 +413,9 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   // it (46 -> 30 MUFU, 245 -> 213 LDS in its SASS; the two-pass form, experiment pamold, 0.989x
   // the forward at shapes 0, 1, 4). The shared kernel keeps two passes: with one, GDN's Recompute
   // forward where it runs beside the state pass (32 pairs) took 0.93x, at (2, 8192, 16) and (1,
-  // 32768, 32), not understood (H200, 2026-12-04, docs/measurements/2026-12-04-s45/call3/).
-  constexpr bool kOneExp = VT<VAR>::scalar_gate && kFusedOnly;
+  // 32768, 32), not understood (H200, 2026-12-04, docs/measurements/2026-12-04-s45/call3/);
+  // REWY_EXPERIMENTS=pamsh times that form again (EXP kPrepSharedOneExp).
+  constexpr bool kOneExp = VT<VAR>::scalar_gate && (kFusedOnly || EXP == kPrepSharedOneExp);
   if constexpr (kOneExp) {
     frag_visit_pairs<1, kWarpTiles<kChunk, NT>>(warp_m0(), warp_n0<kChunk, NT>(), [&](int i, int j, int h, int r, int c) {
 #pragma unroll

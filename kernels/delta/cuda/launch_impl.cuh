@@ -287,8 +287,11 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
     if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
   dispatch_threads(warps, [&](auto nt) {
-    if (overlap) launch_prep_threads<VAR, K, V, decltype(nt)::value, true>(p, s, beside, load_only);
-    else launch_prep_threads<VAR, K, V, decltype(nt)::value, false>(p, s, beside, load_only);
+    constexpr int kNT = decltype(nt)::value;
+    if (overlap) return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside, load_only);
+    if constexpr (VT<VAR>::scalar_gate)
+      if (experiment("pamsh", VAR)) return launch_prep_threads<VAR, K, V, kNT, false, kPrepSharedOneExp>(p, s, beside, load_only);
+    launch_prep_threads<VAR, K, V, kNT, false>(p, s, beside, load_only);
   });
 }
 

@@ -27,8 +27,15 @@ inline constexpr int kPrepFusedExp = 1;
 // (experiment `pamsh`: kOneExp in wy_prep_kernel says why it is not the default).
 inline constexpr int kPrepSharedOneExp = 2;
 
+// Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). LDA 68 (experiment
+// `ld68`): at 65 the solve's tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g
+// at 2t columns: bank g + 2t), the diagonal substitution's two row blocks a warp twice (16 rows
+// and 16 columns apart: 16 · 65 + 16 ≡ 0), and A's fragment stores up to four times; at 68 those
+// are 1, 1 and 2 (4g + 2t) and the 𝒯 rows take 16-byte loads (store_tinv8).
+inline constexpr int kLdA = kChunk + 1;
+
 // FUSED: the fused forward's kernel (kPrepFusedExp), which stores P, 𝒯 and 𝒯 Diag(β) alone.
-template <int VAR, int K, int V, bool FUSED = false>
+template <int VAR, int K, int V, bool FUSED = false, int LDA = kLdA>
 struct PrepLayout {
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
@@ -47,10 +54,10 @@ struct PrepLayout {
   static constexpr size_t R2 = ws + (VAR == kGDN2 ? tile_v : 0);  // packed KC; then Tb [C][CP] + Ts f32 [C][C+1]
   static constexpr size_t Ts = R2 + align16(size_t(kChunk) * kCP * 2);
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
-                                          align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * (kChunk + 1) * 4));
+                                          align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * LDA * 4));
   // FUSED: no Y_W, v or Y_U here, and A takes k's and q's slots once P and A are formed.
-  static constexpr size_t As = FUSED ? ks : R2 + R2_bytes;  // f32 [C][C+1]
-  static constexpr size_t As_bytes = align16(size_t(kChunk) * (kChunk + 1) * 4);
+  static constexpr size_t As = FUSED ? ks : R2 + R2_bytes;  // f32 [C][LDA]
+  static constexpr size_t As_bytes = align16(size_t(kChunk) * LDA * 4);
   static_assert(!FUSED || As_bytes <= 2 * tile_k, "A in k's and q's slots");
   static constexpr size_t Tb = R2;  // P staged (bf16 [C][CP]) before the solve, 𝒯 as bf16 after it
   // Channel gates: A's row operand (bf16 [C][KP]) spans As and what follows until A is formed.
@@ -79,9 +86,9 @@ struct PrepLayout {
 // clock_sums: wy_prep's phase clock (marks 2 and 3: the diagonal blocks, the block rows).
 // SOLVERS: the threads 0 .. SOLVERS − 1 that solve (the block's NT, or the first warps alone, which
 // then meet at named barrier 1 and leave without a block barrier: the caller's next one covers Ts).
-template <int NT = kThreads, int SOLVERS = NT>
+template <int NT = kThreads, int SOLVERS = NT, int LD = kLdA>
 __device__ __forceinline__ void solve_unit_lower(float* Ts, const float* As, unsigned long long* clock_sums) {
-  constexpr int LD = kChunk + 1, B = kBlock, NB = kChunk / B;
+  constexpr int B = kBlock, NB = kChunk / B;
   static_assert(B == 16 && NB == 4 && kChunk <= SOLVERS && SOLVERS % 32 == 0 && SOLVERS / 32 >= NB - 1 && SOLVERS <= NT,
                 "4 row blocks of 16; the diagonal's 64 threads and 3 warps for the blocks below");
   auto solvers_sync = [] {
@@ -297,13 +304,17 @@ struct ChunkAt {
         baseC((int64_t(tok0) * p.H + h) * kChunk) {}
 };
 
-// Row r, columns c0 .. c0 + 7 of 𝒯 from fp32 Ts [C][C + 1] into t, as bf16 into Tb [C][kCP] and,
+// Row r, columns c0 .. c0 + 7 of 𝒯 from fp32 Ts [C][LD] into t, as bf16 into Tb [C][kCP] and,
 // inside the chunk, into p.Tinv (16-byte stores).
-template <int K, int V>
+template <int K, int V, int LD = kLdA>
 __device__ __forceinline__ void store_tinv8(float (&t)[8], const float* Ts, bf16_t* Tb, const DeltaParams& p,
                                             const ChunkAt<K, V>& at, int r, int c0) {
+  if constexpr (LD % 4 == 0) {
+    load8(t, Ts + r * LD + c0);
+  } else {
 #pragma unroll
-  for (int e = 0; e < 8; ++e) t[e] = Ts[r * (kChunk + 1) + c0 + e];
+    for (int e = 0; e < 8; ++e) t[e] = Ts[r * LD + c0 + e];
+  }
   store8(Tb + r * kCP + c0, t);
   if (r < at.len) store8_global(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
 }
@@ -348,12 +359,12 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // with which it spilled), three CTAs an SM where the shared kernel fits two (110 KB, 112
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
-template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
 __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   constexpr bool kFusedOnly = EXP == kPrepFusedExp;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
-  using L = PrepLayout<VAR, K, V, kFusedOnly>;
+  using L = PrepLayout<VAR, K, V, kFusedOnly, LDA>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -436,9 +447,9 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   if constexpr (kFusedOnly) __syncthreads();  // every warp's products have read k and q: As takes their slots
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
-    if constexpr (VT<VAR>::vec_gate) As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b folded in the rows
-    else if constexpr (kOneExp) As[r * (kChunk + 1) + cc] = x;
-    else As[r * (kChunk + 1) + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
+    if constexpr (VT<VAR>::vec_gate) As[r * LDA + cc] = r > cc ? x : 0.f;  // b folded in the rows
+    else if constexpr (kOneExp) As[r * LDA + cc] = x;
+    else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
@@ -447,7 +458,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   bf16_t* const tbeta_out = fused ? p.Tbeta : p.Tbeta_kept;
   auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
-    store_tinv8(t, Ts, Tb, p, at, r, c0);
+    store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
     if (tbeta_out && r < at.len) {  // (columns past len: β = 0)
 #pragma unroll
       for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
@@ -471,7 +482,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   if (OVERLAP && !fused) {  // (OVERLAP is a template flag: without it this branch folds away)
     constexpr int kSolvers = 96;  // the diagonal's 64 threads, 3 warps for the blocks below
     if (int(threadIdx.x) < kSolvers) {
-      solve_unit_lower<NT, kSolvers>(Ts, As, p.phase_cycles);  // mark 2
+      solve_unit_lower<NT, kSolvers, LDA>(Ts, As, p.phase_cycles);  // mark 2
     } else {
       // Five warps build (of the 13 the solve leaves at 16 warps, all five at 8): the solve and the
       // builds contend for shared memory and issue slots (KDA's solve alone 3.5k cycles, the builds
@@ -491,7 +502,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (gate_rows_out) store_gate_rows<NT>(p, Gs, at.c, at.h, gate_rows_out);
   } else {
-    solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
+    solve_unit_lower<NT, NT, LDA>(Ts, As, p.phase_cycles);  // marks 2 and 3
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (gate_rows_out) store_gate_rows<NT>(p, Gs, at.c, at.h, gate_rows_out);
     if (fused) {  // W and U are the state pass's: e^γ is left for it
@@ -527,7 +538,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
 // scanned with the first's (their own slot, Gs2), so only its q and k travel during the first
 // slice's products; Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot
 // (dead by then). About 111 KB a CTA.
-template <int VAR, int K, int V, bool EARLY = false>
+template <int VAR, int K, int V, bool EARLY = false, int LDA = kLdA>
 struct PrepSplitLayout {
   static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices
   static constexpr int SP = KS + 8, KP = K + 8, VP = V + 8, GLS = kGateLd<KS>;
@@ -535,7 +546,7 @@ struct PrepSplitLayout {
   static constexpr size_t tile_s = align16(size_t(kChunk) * SP * 2);  // bf16 [C][SP]
   static constexpr size_t tile_k = align16(size_t(kChunk) * KP * 2);
   static constexpr size_t tile_v = align16(size_t(kChunk) * VP * 2);
-  static constexpr size_t tile_f32cc = align16(size_t(kChunk) * (kChunk + 1) * 4);
+  static constexpr size_t tile_f32cc = align16(size_t(kChunk) * LDA * 4);
   // A slice's inputs, dead once its operands are built.
   static constexpr size_t qs = 0;                                   // bf16 [C][SP] q
   static constexpr size_t ks = qs + tile_s;                         // bf16 [C][SP] k
@@ -549,7 +560,7 @@ struct PrepSplitLayout {
   static constexpr size_t R = betas + align16(kChunk * 4), R_lo = R + tile_s, R_A = R_lo + tile_s;
   static constexpr size_t packed = R_A + tile_s;
   static constexpr size_t operands_end = packed + align16(size_t(kPackedRows) * SP * 2);
-  // Over them after the last slice: A and 𝒯 (f32 [C][C+1]), P and then 𝒯 as bf16 [C][kCP].
+  // Over them after the last slice: A and 𝒯 (f32 [C][LDA]), P and then 𝒯 as bf16 [C][kCP].
   static constexpr size_t As = R, Ts = As + tile_f32cc, Tb = Ts + tile_f32cc;
   static_assert(Tb + align16(size_t(kChunk) * kCP * 2) <= operands_end, "A, 𝒯 and P overflow the slice operands");
   static constexpr size_t YW = operands_end;  // bf16 [C][KP] Y_W (the whole K); EARLY: [C][SP], slice 0
@@ -561,10 +572,10 @@ struct PrepSplitLayout {
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-template <int VAR, int K, int V, int NT, bool EARLY = false>
+template <int VAR, int K, int V, int NT, bool EARLY = false, int LDA = kLdA>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
-  using L = PrepSplitLayout<VAR, K, V, EARLY>;
+  using L = PrepSplitLayout<VAR, K, V, EARLY, LDA>;
   constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
   extern __shared__ __align__(16) char smem[];
   bf16_t* qs = reinterpret_cast<bf16_t*>(smem + L::qs);
@@ -663,7 +674,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
   frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
-    As[r * (kChunk + 1) + cc] = r > cc ? x : 0.f;  // b (β) folded in the rows
+    As[r * LDA + cc] = r > cc ? x : 0.f;  // b (β) folded in the rows
   });
   cp_async_wait<0>();
   __syncthreads();  // As complete, P staged, v (w) landed
@@ -671,11 +682,11 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   phase_mark(p.phase_cycles, 1);
   // (Y_U on the warps the solve leaves, behind a named barrier, measured within 0.4%; H200,
   // 2026-12-01: the other CTA on the SM fills the solve's idle warps.)
-  solve_unit_lower<NT>(Ts, As, p.phase_cycles);  // marks 2 and 3
+  solve_unit_lower<NT, NT, LDA>(Ts, As, p.phase_cycles);  // marks 2 and 3
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
     float t[8];
-    store_tinv8(t, Ts, Tb, p, at, r, c0);
+    store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
   });
   __syncthreads();
   phase_mark(p.phase_cycles, 4);

@@ -230,13 +230,14 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
   });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = kLdA>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
   constexpr bool kFused = EXP == kPrepFusedExp;
   static const std::string name =
-      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap") : (kFused ? "wy_prep_fused" : EXP ? "wy_prep_exp" : "wy_prep"),
+      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap")
+                    : (kFused ? (LDA != kLdA ? "wy_prep_fused_exp" : "wy_prep_fused") : EXP ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP>, NT, PrepLayout<VAR, K, V, kFused>::total>(
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);
 }
 
@@ -262,15 +263,19 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
       // experiment octsw: forward KDA 0.998x, GDN2 0.994x; H200, 2026-12-04,
       // docs/measurements/2026-12-04-s45/call1/: removed. Call 2 there counts those conflicts as
       // 4.7M of the builds' 12.3M shared wavefronts: the builds wait on latency, not on them.)
-      auto launch_split = [&](auto early) {
+      // REWY_EXPERIMENTS=ld68: A and 𝒯 at a row pitch of 68 floats (kLdA says why).
+      auto launch_split = [&](auto early, auto lda) {
         constexpr bool kEarly = decltype(early)::value;
-        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
+        constexpr int kLda = decltype(lda)::value;
+        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K> || kLda != kLdA;  // timed under a name with _exp
         static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
-        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly>, kThreads,
-                              PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
+        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kLda>, kThreads,
+                              PrepSplitLayout<VAR, K, V, kEarly, kLda>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
       };
-      if (kPrepEarlyGates<VAR, K> && !experiment("lateg", VAR)) return launch_split(std::bool_constant<kPrepEarlyGates<VAR, K>>{});
-      return launch_split(std::false_type{});
+      using Early = std::bool_constant<kPrepEarlyGates<VAR, K>>;
+      if (experiment("ld68", VAR)) return launch_split(Early{}, std::integral_constant<int, 68>{});
+      if (Early::value && !experiment("lateg", VAR)) return launch_split(Early{}, std::integral_constant<int, kLdA>{});
+      return launch_split(std::false_type{}, std::integral_constant<int, kLdA>{});
     }
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
@@ -283,9 +288,13 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
+  // REWY_EXPERIMENTS=ld68: the fused kernel's A and 𝒯 at a row pitch of 68 floats.
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
+      if (experiment("ld68", VAR))
+        return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp, 68>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
+    }
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
     if (overlap) return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside, load_only);

@@ -23,16 +23,18 @@ namespace rewy::delta::cuda_impl {
 
 // wy_prep_kernel's EXP for the fused forward's kernel (said there).
 inline constexpr int kPrepFusedExp = 1;
-// ... for the shared kernel with the fused one's single exponential for P's and A's entries
-// (experiment `pamsh`: kOneExp in wy_prep_kernel says why it is not the default).
-inline constexpr int kPrepSharedOneExp = 2;
 
-// Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). LDA 68 (experiment
-// `ld68`): at 65 the solve's tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g
-// at 2t columns: bank g + 2t), the diagonal substitution's two row blocks a warp twice (16 rows
-// and 16 columns apart: 16 · 65 + 16 ≡ 0), and A's fragment stores up to four times; at 68 those
-// are 1, 1 and 2 (4g + 2t) and the 𝒯 rows take 16-byte loads (store_tinv8).
-inline constexpr int kLdA = kChunk + 1;
+// Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
+// tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
+// the diagonal substitution's two row blocks a warp twice (16 rows and 16 columns apart:
+// 16 · 65 + 16 ≡ 0), and A's fragment stores up to four times; at 68 those are 1, 1 and 2
+// (4g + 2t), and 𝒯's rows leave in 16-byte loads (store_tinv8). The fused forward's kernel and
+// wy_prep_split take 68: Recompute forward 1.015x DeltaNet, 1.014x GDN, 1.007x KDA and GDN2 at
+// shapes 0, 3, 4, 5 (H200, 2026-12-04, experiment ld68, docs/measurements/2026-12-04-s46/call1/).
+// The shared kernel (beside the state pass, the overlapped one) keeps kLdAShared until timed
+// (REWY_EXPERIMENTS=ld68sh).
+inline constexpr int kLdA = kChunk + 4;
+inline constexpr int kLdAShared = kChunk + 1;
 
 // FUSED: the fused forward's kernel (kPrepFusedExp), which stores P, 𝒯 and 𝒯 Diag(β) alone.
 template <int VAR, int K, int V, bool FUSED = false, int LDA = kLdA>
@@ -227,22 +229,25 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
 // term where p.Qlo is set; store_q) and K̄ = K ⊙ e^{γ − G} (store_kbar) into global memory at `at`
 // (both false past the chunk's end), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or
 // GDN2's b). Rows >= len are flat in G. wy_prep and wy_replay both form them here, so the replay's
-// are the forward's bit for bit.
-template <int VAR, int K>
+// are the forward's bit for bit. KT (KDA's fused forward, experiment kfuse): K ⊙ Γ too, into p.W
+// at `at` (with K̄).
+template <int VAR, int K, bool KT = false>
 __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
                                                 const float (&k)[8], const float (&co)[8], const float* Gs, int64_t at,
                                                 bool store_q, bool store_kbar, bf16_t* yw_out) {
   float G[8], gam[8];
   gate_at8<VAR, K>(G, Gs, i, d0);
   gate_at8<VAR, K>(gam, Gs, kChunk - 1, d0);
-  float qg[8], kg[8], yw[8];
+  float qg[8], kg[8], yw[8], kt[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     const float eg = VT<VAR>::gated ? exp_ftz(G[e]) : 1.f;
     qg[e] = q[e] * eg;
     kg[e] = VT<VAR>::gated ? k[e] * exp_ftz(gam[e] - G[e]) : k[e];
+    kt[e] = eg * k[e];
     yw[e] = co[e] * eg * k[e];
   }
+  if (KT && store_kbar) store8_global(p.W + at, kt);
   if (VT<VAR>::gated && store_q) {  // (no gates: Q̂ and K̄ are q and k themselves)
     store8_global(p.Qg + at, qg);
     if (p.Qlo) store8_global<true>(p.Qlo + at, qg);
@@ -423,10 +428,10 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   // the same e^{G_r − G_c}: one exponential (and one read of the two gates) for both, A's β_r with
   // it (46 -> 30 MUFU, 245 -> 213 LDS in its SASS; the two-pass form, experiment pamold, 0.989x
   // the forward at shapes 0, 1, 4). The shared kernel keeps two passes: with one, GDN's Recompute
-  // forward where it runs beside the state pass (32 pairs) took 0.93x, at (2, 8192, 16) and (1,
-  // 32768, 32), not understood (H200, 2026-12-04, docs/measurements/2026-12-04-s45/call3/);
-  // REWY_EXPERIMENTS=pamsh times that form again (EXP kPrepSharedOneExp).
-  constexpr bool kOneExp = VT<VAR>::scalar_gate && (kFusedOnly || EXP == kPrepSharedOneExp);
+  // forward where it runs beside the state pass (32 pairs) took 0.93x at (2, 8192, 16) and
+  // (1, 32768, 32) (H200, 2026-12-04, docs/measurements/2026-12-04-s45/call3/) and again 0.978x
+  // at shapes 0, 3, 4, 5, worst 0.925 (experiment pamsh, docs/measurements/2026-12-04-s46/call1/).
+  constexpr bool kOneExp = VT<VAR>::scalar_gate && kFusedOnly;
   if constexpr (kOneExp) {
     frag_visit_pairs<1, kWarpTiles<kChunk, NT>>(warp_m0(), warp_n0<kChunk, NT>(), [&](int i, int j, int h, int r, int c) {
 #pragma unroll
@@ -538,6 +543,9 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
 // scanned with the first's (their own slot, Gs2), so only its q and k travel during the first
 // slice's products; Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot
 // (dead by then). About 111 KB a CTA.
+// TB (KDA's fused forward, experiment kfuse: p.Tbeta set): K ⊙ Γ into p.W and 𝒯 Diag(β) into
+// p.Tbeta instead of W and U, which the state pass then forms E from (as DeltaNet's fused pass):
+// no v, no Y_U, no W,U products.
 template <int VAR, int K, int V, bool EARLY = false, int LDA = kLdA>
 struct PrepSplitLayout {
   static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices
@@ -572,9 +580,10 @@ struct PrepSplitLayout {
   static_assert(2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep in slices no longer fits two CTAs an SM");
 };
 
-template <int VAR, int K, int V, int NT, bool EARLY = false, int LDA = kLdA>
+template <int VAR, int K, int V, int NT, bool EARLY = false, int LDA = kLdA, bool TB = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
+  static_assert(!TB || VAR == kKDA, "TB: KDA's fused forward (β by rows)");
   using L = PrepSplitLayout<VAR, K, V, EARLY, LDA>;
   constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
   extern __shared__ __align__(16) char smem[];
@@ -650,8 +659,8 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       build_scaled_rows8_of<KS>(i, i / kBlock, d0, Gsl, q, k, co, R + i * SP + d0, R_lo + i * SP + d0, R_A + i * SP + d0,
                                 packed);
       const bool store = i < at.len;
-      chunk_operands8<VAR, KS>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
-                               EARLY ? yw_slice + i * SP + d0 : YW + i * KP + c0 + d0);
+      chunk_operands8<VAR, KS, TB>(p, i, d0, q, k, co, Gsl, at.baseK + int64_t(i) * at.strideK + c0 + d0, store, store,
+                                   EARLY ? yw_slice + i * SP + d0 : YW + i * KP + c0 + d0);
     });
     store_gexp_of<VAR, K, KS>(p, Gsl, at.c, at.h, threadIdx.x, NT, c0);
     __syncthreads();  // the slice's operands are built, its inputs dead
@@ -660,7 +669,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     if (sl + 1 < L::NS) {
       if constexpr (EARLY) issue_rows(c0 + KS);
       else issue_slice(c0 + KS);
-    } else {
+    } else if constexpr (!TB) {
       load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
       if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
       cp_async_commit();
@@ -683,6 +692,21 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   // (Y_U on the warps the solve leaves, behind a named barrier, measured within 0.4%; H200,
   // 2026-12-01: the other CTA on the SM fills the solve's idle warps.)
   solve_unit_lower<NT, NT, LDA>(Ts, As, p.phase_cycles);  // marks 2 and 3
+  if constexpr (TB) {
+    for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
+      float t[8];
+      store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
+      if (r < at.len) {  // (columns past len: β = 0)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
+        store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
+      }
+    });
+    phase_mark(p.phase_cycles, 4);
+    phase_mark(p.phase_cycles, 5);
+    prep_count_out(p, at.c, at.h);
+    return;
+  }
   omega_scale_rows<VAR, V, NT>(YU, ws, betas);
   for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
     float t[8];
@@ -1037,8 +1061,9 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (swizzled; read as
 // fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
-// K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}.
-template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false>
+// K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: KDA's fused forward,
+// experiment kfuse): K ⊙ Γ [C][K] (wy_prep_split's, in p.W) for K H, K̄ as before.
+template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool KT = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
@@ -1046,11 +1071,13 @@ struct WgStateStage {
   static constexpr size_t Kb = W + (FUSED ? size_t(kChunk) * kChunk * 2 : tile_k), Qh = Kb + tile_k;  // [C][K]
   static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
   static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
-  static constexpr size_t gam = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // e^γ f32 [K]
+  static constexpr size_t Kt = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // KT: [C][K]
+  static constexpr size_t gam = Kt + (KT ? tile_k : 0);                      // e^γ f32 [K]
   static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
   static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || BV % 64 == 0, "the fused stage takes whole panels of v");
+  static_assert(!KT || (FUSED && !GATE), "K ⊙ Γ: the fused stage of channel gates");
 
   __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
@@ -1061,6 +1088,7 @@ struct WgStateStage {
     if constexpr (FUSED) async_tile_sw128<kChunk, kChunk>(bf(W), p.Tbeta + baseC, strideC, len);
     else async_tile_sw128<kChunk, K>(bf(W), p.W + baseK, strideK, len);
     async_tile_sw128<kChunk, K>(bf(Kb), (GATE ? p.k : p.Kg) + baseK, strideK, len);
+    if constexpr (KT) async_tile_sw128<kChunk, K>(bf(Kt), p.W + baseK, strideK, len);
     if constexpr (OUTPUT) {
       async_tile_sw128<kChunk, K>(bf(Qh), (GATE ? p.q : p.Qg) + baseK, strideK, len);
       async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
@@ -1117,18 +1145,20 @@ struct WgStateStage {
 // pass (Q̂, P in its stages) runs one CTA an SM with three stages where they fit; the replay two
 // CTAs an SM with two stages each (its 256 CTAs at (8, 2048, 16) fill one wave); V-slices of 128
 // one CTA.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false>
+// KT: Dᵀ in Eᵀ's place (each warpgroup reads its own half of D's columns and writes the same half
+// of E after its product has waited), so that two stages with K ⊙ Γ fit at V-slices of 128.
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, bool KT = false>
 struct StateFwdShape {
-  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE>;
+  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE, KT>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
-  static constexpr size_t d_bytes = FUSED ? e_bytes : 0;
+  static constexpr size_t d_bytes = FUSED && !KT ? e_bytes : 0;
   static constexpr size_t gate_bytes = GATE && OUTPUT ? e_bytes : 0;
   static constexpr int stages_fit =
       int((227 * 1024 / ctas_per_sm - 2048 - state_bytes - e_bytes - d_bytes - gate_bytes) / S::bytes);
   static constexpr int stages = stages_fit >= 3 ? 3 : 2;
-  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Dt = Et + e_bytes;
-  static constexpr size_t Es = Dt + d_bytes;               // GATE and OUTPUT
+  static constexpr size_t Ht = stages * S::bytes, Et = Ht + state_bytes, Dt = KT ? Et : Et + e_bytes;
+  static constexpr size_t Es = Et + e_bytes + d_bytes;     // GATE and OUTPUT
   static constexpr size_t bars = Es + gate_bytes;          // CLUSTER: a stage's mbarrier each
   static constexpr size_t total = 1024 + bars + (CLUSTER ? 8 * stages : 0);
   static_assert(stages_fit >= 2, "state_fwd needs two stages");
@@ -1136,10 +1166,12 @@ struct StateFwdShape {
 };
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
-// SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set).
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false>
-using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV),
-                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER>;
+// SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set). KFUSE: KDA's
+// Recompute forward from 𝒯 Diag(β), K ⊙ Γ and v (experiment kfuse: p.Tbeta set).
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false,
+          bool KFUSE = false>
+using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE,
+                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER, KFUSE>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1263,15 +1295,16 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // of D, Q̂ H, E and O, as the replay does with D and E, behind its own named barriers; the block
 // barrier before K̄ᵀE stays (the state is held by rows).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          bool FHALF = false>
+          bool FHALF = false, bool KFUSE = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
-  constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV);
+  static_assert(!KFUSE || (VAR == kKDA && OUTPUT && !STORE && !CLUSTER && BV % 64 == 0), "KFUSE: KDA's Recompute forward");
+  constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE;
   static_assert(!FHALF || (kFused && OUTPUT), "FHALF: the fused forward");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE>;
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -1297,6 +1330,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   auto step = [&](int c, char* st) {
     const bf16_t* const W = reinterpret_cast<const bf16_t*>(st + S::W);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
+    const bf16_t* const KH = KFUSE ? reinterpret_cast<const bf16_t*>(st + S::Kt) : Kb;  // K H's K: KFUSE's K ⊙ Γ
     const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
     const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
     const bf16_t* const Us = reinterpret_cast<const bf16_t*>(st + S::U);
@@ -1357,7 +1391,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         // The replay (no Q̂ H beside), or FHALF: each warpgroup forms its own half of D's columns
         // and, behind its own barrier, the same half of E.
         float accd[BH / 2];
-        wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accd, Kb, Ht + wgi * BH * wg::kPanel, false);
+        wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accd, KH, Ht + wgi * BH * wg::kPanel, false);
         if constexpr (FHALF) wg::gemm_issue<BH, K, Major::K, Major::K, BV>(acch, Qh, Ht + wgi * BH * wg::kPanel, false);
         wg::commit();
         wg::wait<0>();
@@ -1365,7 +1399,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         form_d(accd, wgi * BH);
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Dᵀ
       } else if (wgi == 0) {
-        wg::gemm<BV, K, Major::K, Major::K>(acc, Kb, Ht, false);
+        wg::gemm<BV, K, Major::K, Major::K>(acc, KH, Ht, false);
         form_d(acc, 0);
       } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
@@ -1374,6 +1408,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (OUTPUT && !FHALF) __syncthreads();  // Dᵀ complete
       float acce[BH / 2];
       wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
+      if constexpr (KFUSE) warpgroup_sync(1 + wgi);  // the warpgroup's half of Dᵀ is read: Eᵀ's goes there
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
       if constexpr (STORE) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
@@ -1441,10 +1476,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
 }
 
-template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::ctas_per_sm))
+template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false,
+          bool KFUSE = false>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE>(p, nullptr);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

@@ -454,7 +454,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // kept them was 1.028x DeltaNet's and GDN's (H200, 2026-12-04, docs/measurements/2026-12-04-s43/call4/).
   Tensor Tbeta, gate_rows;
   const int slice = std::min<int>(li.bv, int(d.V));
-  const bool fused = fused_wu(var, true, li.store_state, slice);
+  // KDA's Recompute forward from 𝒯 Diag(β), K ⊙ Γ and v in the pass (experiment kfuse): wy_prep
+  // in channel slices writes K ⊙ Γ in W's place and 𝒯 Diag(β), no U.
+  const bool kfuse = cfg.variant == Variant::KDA && !li.store_state && slice % 64 == 0 && li.prep_split &&
+                     experiment("kfuse", var);
+  const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
   if (fused || keep_for_replay) {
@@ -499,12 +503,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     // 𝒯 Diag(β) too where the pass formed E from it (as much memory as 𝒯): the backward's replay
     // reads it. Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5 (H200,
     // 2026-12-04, experiment keeptb, docs/measurements/2026-12-04-s42/call4/).
-    if (Tbeta.defined()) sv.Tbeta = Tbeta;
+    if (Tbeta.defined() && fuses_wu(var)) sv.Tbeta = Tbeta;
     // e^γ and GDN's row gates too (4 MB at (8, 2048, 16)), the same values wy_replay would form,
     // so that the backward runs no wy_replay (GDN's formed only these). Recompute backward 1.010x
     // GDN, 1.004x DeltaNet at shapes 0, 3, 4, 5, forward unchanged (H200, 2026-12-04, experiment
     // keepgates, docs/measurements/2026-12-04-s43/call1/).
-    if (Tbeta.defined()) {
+    if (Tbeta.defined() && fuses_wu(var)) {
       sv.gexp = gexp;
       sv.gate_rows = gate_rows;
     }

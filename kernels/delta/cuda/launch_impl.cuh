@@ -230,12 +230,14 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
   });
 }
 
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = kLdA>
+// LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP == kPrepFusedExp ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
   constexpr bool kFused = EXP == kPrepFusedExp;
+  constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
-      kname(OVERLAP ? (EXP ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (kFused ? (LDA != kLdA ? "wy_prep_fused_exp" : "wy_prep_fused") : EXP ? "wy_prep_exp" : "wy_prep"),
+      kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
+                    : (kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);
@@ -263,19 +265,20 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
       // experiment octsw: forward KDA 0.998x, GDN2 0.994x; H200, 2026-12-04,
       // docs/measurements/2026-12-04-s45/call1/: removed. Call 2 there counts those conflicts as
       // 4.7M of the builds' 12.3M shared wavefronts: the builds wait on latency, not on them.)
-      // REWY_EXPERIMENTS=ld68: A and 𝒯 at a row pitch of 68 floats (kLdA says why).
-      auto launch_split = [&](auto early, auto lda) {
+      // p.Tbeta set (KDA, experiment kfuse): K ⊙ Γ and 𝒯 Diag(β) instead of W and U (TB).
+      auto launch_split = [&](auto early) {
         constexpr bool kEarly = decltype(early)::value;
-        constexpr int kLda = decltype(lda)::value;
-        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K> || kLda != kLdA;  // timed under a name with _exp
-        static const std::string name = kname(kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
-        launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kLda>, kThreads,
-                              PrepSplitLayout<VAR, K, V, kEarly, kLda>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
+        constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
+        dispatch_flag<VAR == kKDA>(p.Tbeta != nullptr, [&](auto tb) {
+          constexpr bool kTb = decltype(tb)::value;
+          static const std::string name =
+              kname(kTb ? "wy_prep_split_tb" : kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
+          launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kLdA, kTb>, kThreads,
+                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
+        });
       };
-      using Early = std::bool_constant<kPrepEarlyGates<VAR, K>>;
-      if (experiment("ld68", VAR)) return launch_split(Early{}, std::integral_constant<int, 68>{});
-      if (Early::value && !experiment("lateg", VAR)) return launch_split(Early{}, std::integral_constant<int, kLdA>{});
-      return launch_split(std::false_type{}, std::integral_constant<int, kLdA>{});
+      if (kPrepEarlyGates<VAR, K> && !experiment("lateg", VAR)) return launch_split(std::bool_constant<kPrepEarlyGates<VAR, K>>{});
+      return launch_split(std::false_type{});
     }
   }
   // The overlapped kernel only where W and U are formed in it (the fused forward leaves them to
@@ -288,18 +291,18 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
-  // REWY_EXPERIMENTS=ld68: the fused kernel's A and 𝒯 at a row pitch of 68 floats.
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
-      if (experiment("ld68", VAR))
-        return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp, 68>(p, s, beside, load_only);
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
-    }
+  // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
-    if (overlap) return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside, load_only);
-    if constexpr (VT<VAR>::scalar_gate)
-      if (experiment("pamsh", VAR)) return launch_prep_threads<VAR, K, V, kNT, false, kPrepSharedOneExp>(p, s, beside, load_only);
+    const bool ld68 = experiment("ld68sh", VAR);
+    if (overlap) {
+      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, beside, load_only);
+      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside, load_only);
+    }
+    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, beside, load_only);
     launch_prep_threads<VAR, K, V, kNT, false>(p, s, beside, load_only);
   });
 }
@@ -376,8 +379,25 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
+// KDA's Recompute forward with p.Tbeta set (experiment kfuse): E from 𝒯 Diag(β), K ⊙ Γ and v
+// (state_fwd_body's KFUSE), by column halves at V-slices of 128 as DeltaNet's and GDN's.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
+  if constexpr (VAR == kKDA && OUTPUT && !STORE && BV % 64 == 0) {
+    if (p.Tbeta) {
+      dispatch_flag<true>(BV == 128, [&](auto fhalf) {
+        constexpr bool kHalf = decltype(fhalf)::value;
+        static const std::string name =
+            kname((std::string(BESIDE ? "state_fwd_out_beside_kt" : "state_fwd_out_kt") + (kHalf ? "_fhalf" : "")).c_str(),
+                  VAR, K, V, BV);
+        launch_sequential<state_fwd_kernel<VAR, K, V, BV, true, false, false, BESIDE, kHalf, true>,
+                          StateFwdLayout<VAR, K, V, BV, true, false, false, false, true>::total>(name, kStateFwdPhases, p,
+                                                                                                  V / BV, s);
+      });
+      return;
+    }
+  }
+  REWY_CHECK(p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE, "state_fwd: 𝒯 Diag(β) given where the pass cannot read it");
   if constexpr (!BESIDE)
     if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   // The fused forward by column halves (state_fwd_body's FHALF) at V-slices of 128: Recompute

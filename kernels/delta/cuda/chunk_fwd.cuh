@@ -229,7 +229,7 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
 // term where p.Qlo is set; store_q) and K̄ = K ⊙ e^{γ − G} (store_kbar) into global memory at `at`
 // (both false past the chunk's end), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or
 // GDN2's b). Rows >= len are flat in G. wy_prep and wy_replay both form them here, so the replay's
-// are the forward's bit for bit. KT (KDA's fused forward, experiment kfuse): K ⊙ Γ too, into p.W
+// are the forward's bit for bit. KT (KDA's fused forward, kfuse in delta_cuda.cu's forward): K ⊙ Γ too, into p.W
 // at `at` (with K̄).
 template <int VAR, int K, bool KT = false>
 __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
 // scanned with the first's (their own slot, Gs2), so only its q and k travel during the first
 // slice's products; Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot
 // (dead by then). About 111 KB a CTA.
-// TB (KDA's fused forward, experiment kfuse: p.Tbeta set): K ⊙ Γ into p.W and 𝒯 Diag(β) into
+// TB (KDA's fused forward, kfuse in delta_cuda.cu's forward: p.Tbeta set): K ⊙ Γ into p.W and 𝒯 Diag(β) into
 // p.Tbeta instead of W and U, which the state pass then forms E from (as DeltaNet's fused pass):
 // no v, no Y_U, no W,U products.
 template <int VAR, int K, int V, bool EARLY = false, int LDA = kLdA>
@@ -1062,7 +1062,7 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (swizzled; read as
 // fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
 // K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: KDA's fused forward,
-// experiment kfuse): K ⊙ Γ [C][K] (wy_prep_split's, in p.W) for K H, K̄ as before.
+// kfuse in delta_cuda.cu's forward): K ⊙ Γ [C][K] (wy_prep_split's, in p.W) for K H, K̄ as before.
 template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool KT = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
@@ -1167,7 +1167,7 @@ struct StateFwdShape {
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
 // SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set). KFUSE: KDA's
-// Recompute forward from 𝒯 Diag(β), K ⊙ Γ and v (experiment kfuse: p.Tbeta set).
+// Recompute forward from 𝒯 Diag(β), K ⊙ Γ and v (kfuse in delta_cuda.cu's forward: p.Tbeta set).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false,
           bool KFUSE = false>
 using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE,

@@ -33,7 +33,8 @@ struct VT {
 // 𝒯 Diag(β) (V − Γ ⊙ K H) with Γ = e^G of the rows (1 for DeltaNet), never forming W or U (the
 // Recompute forward of the scalar-gate variants at V-slices of whole 64-column panels): wy_prep
 // then stores 𝒯 Diag(β) (8 KB a chunk) instead of W and U (32 KB), and the state pass reads it, k
-// and v instead of W, K̄ and U (K̄ itself cannot fold into W, e^{G−γ} overflows).
+// and v instead of W, K̄ and U (K̄ itself cannot fold into W, e^{G−γ} overflows). KDA's Recompute
+// forward takes the same form with K ⊙ Γ from wy_prep_split beside K̄ (kfuse in delta_cuda.cu).
 constexpr bool fuses_wu(int var) { return var == kDeltaNet || var == kGDN; }  // the variants it serves
 constexpr bool fused_wu(int var, bool output, bool store, int bv) {
   return fuses_wu(var) && output && !store && bv % 64 == 0;

@@ -436,7 +436,18 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   }
   const bool saved_rows = save_row_gates(cfg, d, s, li);
   if (saved_rows) beside = false;  // (the pass with GDN's saved row gates has no beside form)
-  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows);
+  const int slice = std::min<int>(li.bv, int(d.V));
+  // KDA's Recompute forward at V-slices of 64 and 128 forms E in the state pass from 𝒯 Diag(β),
+  // K ⊙ Γ and v, as DeltaNet's fused pass does (state_fwd_body's KFUSE): wy_prep in channel slices
+  // writes K ⊙ Γ in W's place and 𝒯 Diag(β), no U, and drops its W,U products (15% of its
+  // cycles). At (8, 2048, 16) 0.4106 -> 0.3725 ms, at (8, 4096, 32) 1.5578 -> 1.4084 (1.10x and
+  // 1.11x); beside wy_prep, where the pass is the chain and wy_prep's savings hide, it lost: (1,
+  // 16384, 16) 0.5579 -> 0.6306, (1, 32768, 32) 1.8944 -> 2.0072 (H200, 2026-12-04, experiment
+  // kfuse, docs/measurements/2026-12-04-s46/call2/), so not there. REWY_EXPERIMENTS=nokfuse
+  // times the unfused form.
+  const bool kfuse = cfg.variant == Variant::KDA && !li.store_state && slice % 64 == 0 && li.prep_split && !beside &&
+                     !experiment("nokfuse", var);
+  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows, !kfuse);
   if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
@@ -453,12 +464,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // 32, the replay's 64) wy_replay_tb took 29.5 / 32.6 us and the backward after a forward that
   // kept them was 1.028x DeltaNet's and GDN's (H200, 2026-12-04, docs/measurements/2026-12-04-s43/call4/).
   Tensor Tbeta, gate_rows;
-  const int slice = std::min<int>(li.bv, int(d.V));
-  // KDA's Recompute forward from 𝒯 Diag(β), K ⊙ Γ and v in the pass (experiment kfuse): wy_prep
-  // in channel slices writes K ⊙ Γ in W's place and 𝒯 Diag(β), no U.
-  const bool kfuse = cfg.variant == Variant::KDA && !li.store_state && slice % 64 == 0 && li.prep_split &&
-                     experiment("kfuse", var);
-  const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;
+  const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
   if (fused || keep_for_replay) {

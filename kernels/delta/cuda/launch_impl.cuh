@@ -265,7 +265,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
       // experiment octsw: forward KDA 0.998x, GDN2 0.994x; H200, 2026-12-04,
       // docs/measurements/2026-12-04-s45/call1/: removed. Call 2 there counts those conflicts as
       // 4.7M of the builds' 12.3M shared wavefronts: the builds wait on latency, not on them.)
-      // p.Tbeta set (KDA, experiment kfuse): K ⊙ Γ and 𝒯 Diag(β) instead of W and U (TB).
+      // p.Tbeta set (KDA's fused forward: kfuse in delta_cuda.cu): K ⊙ Γ and 𝒯 Diag(β) instead of W and U (TB).
       auto launch_split = [&](auto early) {
         constexpr bool kEarly = decltype(early)::value;
         constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
@@ -379,7 +379,7 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-// KDA's Recompute forward with p.Tbeta set (experiment kfuse): E from 𝒯 Diag(β), K ⊙ Γ and v
+// KDA's Recompute forward with p.Tbeta set (kfuse in delta_cuda.cu's forward): E from 𝒯 Diag(β), K ⊙ Γ and v
 // (state_fwd_body's KFUSE), by column halves at V-slices of 128 as DeltaNet's and GDN's.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {

@@ -28,6 +28,7 @@ struct DeltaOptions {
   bool serial_grad = false;          // Config::overlap_grad = false
   bool serial_forward = false;       // Config::prep_beside = false
   bool multicast = false;            // Config::multicast_state_tiles = true
+  bool unfused_kda_forward = false;  // Config::fuse_kda_forward = false
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
@@ -72,6 +73,8 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
       opt.serial_forward = true;
     } else if (a == "--multicast") {
       opt.multicast = true;
+    } else if (a == "--unfused-kda-forward") {
+      opt.unfused_kda_forward = true;
     } else if (a == "--flush-mb") {
       opt.flush_mb = int_at_least(a, args.value(), 1, " (MB)");
     } else {

@@ -56,7 +56,8 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
       parse({"--ops", "kda,gdn2", "--shapes", "0,5", "--policies", "save", "--backward", "baseline", "--gates",
              "realistic", "--samples", "7", "--csv", "out.csv", "--state-slice", "32", "--bwd-slice", "64",
              "--grad-warps", "8", "--prep-warps", "16", "--replay-warps", "16", "--prep-overlap",
-             "--serial-state-passes", "--serial-grad", "--serial-forward", "--multicast", "--flush-mb", "512",
+             "--serial-state-passes", "--serial-grad", "--serial-forward", "--multicast", "--unfused-kda-forward",
+             "--flush-mb", "512",
              "--benchmark_filter=kda"},
             &rest);
   EXPECT_EQ(o.ops, (std::vector<std::string>{"kda", "gdn2"}));
@@ -71,7 +72,8 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(o.grad_warps, 8);
   EXPECT_EQ(o.prep_warps, 16);
   EXPECT_EQ(o.replay_warps, 16);
-  EXPECT_TRUE(o.prep_overlap && o.serial_state_passes && o.serial_grad && o.serial_forward && o.multicast);
+  EXPECT_TRUE(o.prep_overlap && o.serial_state_passes && o.serial_grad && o.serial_forward && o.multicast &&
+              o.unfused_kda_forward);
   EXPECT_EQ(o.flush_mb, 512);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta", "--benchmark_filter=kda"}));
 }

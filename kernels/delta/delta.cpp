@@ -270,4 +270,12 @@ int64_t unfused_forwards_keeping_tbeta() {
 #endif
 }
 
+int64_t fused_kda_forwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::fused_kda_forwards();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

@@ -127,6 +127,13 @@ struct Config {
   bool prep_overlap = false;
   // CUDA: warps of the Recompute backward's WY replay (wy_replay): 0 picks (8), 8 or 16.
   int replay_warps = 0;
+  // CUDA, KDA's Recompute forward at V-slices of 64 and 128 with wy_prep in channel slices, where
+  // wy_prep does not run beside the pass: the state pass forms E = 𝒯 Diag(β) (V − (K ⊙ Γ) H)
+  // itself (as DeltaNet's and GDN's fused pass), wy_prep writing K ⊙ Γ and 𝒯 Diag(β) instead of
+  // W and U: 1.10-1.11x at (8, 2048, 16) and (8, 4096, 32) (H200); beside wy_prep it was slower,
+  // so not there. false: W and U from wy_prep (for measurement, and for comparing launch orders
+  // bit for bit).
+  bool fuse_kda_forward = true;
 };
 
 struct Inputs {
@@ -233,5 +240,8 @@ int64_t prep_beside_forwards();
 // CUDA: how many Recompute forwards this process has run whose unfused wy_prep (DeltaNet and GDN
 // at V-slices of 16 and 32) kept 𝒯 Diag(β) for a fused replay; 0 without CUDA.
 int64_t unfused_forwards_keeping_tbeta();
+// CUDA: how many KDA forwards this process has run with E formed in the state pass
+// (Config::fuse_kda_forward, where it applies); 0 without CUDA.
+int64_t fused_kda_forwards();
 
 }  // namespace rewy::delta

@@ -340,6 +340,7 @@ std::atomic<int64_t> g_multicast_launches{0};
 std::atomic<int64_t> g_overlapped_backwards{0};
 std::atomic<int64_t> g_prep_beside_forwards{0};
 std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
+std::atomic<int64_t> g_fused_kda_forwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -443,10 +444,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // cycles). At (8, 2048, 16) 0.4106 -> 0.3725 ms, at (8, 4096, 32) 1.5578 -> 1.4084 (1.10x and
   // 1.11x); beside wy_prep, where the pass is the chain and wy_prep's savings hide, it lost: (1,
   // 16384, 16) 0.5579 -> 0.6306, (1, 32768, 32) 1.8944 -> 2.0072 (H200, 2026-12-04, experiment
-  // kfuse, docs/measurements/2026-12-04-s46/call2/), so not there. REWY_EXPERIMENTS=nokfuse
-  // times the unfused form.
-  const bool kfuse = cfg.variant == Variant::KDA && !li.store_state && slice % 64 == 0 && li.prep_split && !beside &&
-                     !experiment("nokfuse", var);
+  // kfuse, docs/measurements/2026-12-04-s46/call2/), so not there. Config::fuse_kda_forward;
+  // REWY_EXPERIMENTS=nokfuse times the unfused form too.
+  const bool kfuse = cfg.fuse_kda_forward && cfg.variant == Variant::KDA && !li.store_state && slice % 64 == 0 &&
+                     li.prep_split && !beside && !experiment("nokfuse", var);
+  if (kfuse) g_fused_kda_forwards.fetch_add(1, std::memory_order_relaxed);
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows, !kfuse);
   if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
@@ -671,5 +673,6 @@ int64_t multicast_state_launches() { return g_multicast_launches.load(std::memor
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
 int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
 int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }
+int64_t fused_kda_forwards() { return g_fused_kda_forwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -13,5 +13,6 @@ int64_t multicast_state_launches();
 int64_t overlapped_backwards();
 int64_t prep_beside_forwards();
 int64_t unfused_forwards_keeping_tbeta();
+int64_t fused_kda_forwards();
 
 }  // namespace rewy::delta::cuda_impl

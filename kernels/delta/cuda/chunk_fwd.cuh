@@ -229,8 +229,8 @@ __device__ __forceinline__ void tinv_apply_store_wu(const bf16_t* Tb, bf16_t* YW
 // term where p.Qlo is set; store_q) and K̄ = K ⊙ e^{γ − G} (store_kbar) into global memory at `at`
 // (both false past the chunk's end), and Y_W = B ⊙ K ⊙ Γ into yw_out (Γ shared; B: β per row, or
 // GDN2's b). Rows >= len are flat in G. wy_prep and wy_replay both form them here, so the replay's
-// are the forward's bit for bit. KT (KDA's fused forward, kfuse in delta_cuda.cu's forward): K ⊙ Γ too, into p.W
-// at `at` (with K̄).
+// are the forward's bit for bit. KT (the fused forward of channel gates, kfuse in delta_cuda.cu's
+// forward): K ⊙ Γ too (KDA; GDN2: Y_W itself, its b by channels), into p.W at `at` (with K̄).
 template <int VAR, int K, bool KT = false>
 __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int d0, const float (&q)[8],
                                                 const float (&k)[8], const float (&co)[8], const float* Gs, int64_t at,
@@ -247,7 +247,7 @@ __device__ __forceinline__ void chunk_operands8(const DeltaParams& p, int i, int
     kt[e] = eg * k[e];
     yw[e] = co[e] * eg * k[e];
   }
-  if (KT && store_kbar) store8_global(p.W + at, kt);
+  if (KT && store_kbar) store8_global(p.W + at, VAR == kGDN2 ? yw : kt);
   if (VT<VAR>::gated && store_q) {  // (no gates: Q̂ and K̄ are q and k themselves)
     store8_global(p.Qg + at, qg);
     if (p.Qlo) store8_global<true>(p.Qlo + at, qg);
@@ -543,9 +543,11 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
 // scanned with the first's (their own slot, Gs2), so only its q and k travel during the first
 // slice's products; Y_W is kept as two [C][SP] slice tiles, the second in the first slice's G slot
 // (dead by then). About 111 KB a CTA.
-// TB (KDA's fused forward, kfuse in delta_cuda.cu's forward: p.Tbeta set): K ⊙ Γ into p.W and 𝒯 Diag(β) into
-// p.Tbeta instead of W and U, which the state pass then forms E from (as DeltaNet's fused pass):
-// no v, no Y_U, no W,U products.
+// TB (the fused forward of channel gates, kfuse in delta_cuda.cu's forward: p.Tbeta set): KDA: K ⊙ Γ
+// into p.W and 𝒯 Diag(β) into p.Tbeta instead of W and U, which the state pass then forms E from
+// (as DeltaNet's fused pass): no v, no Y_U, no W,U products. GDN2 (experiment g2fuse; its b and
+// w do not factor out as row scales): Y_W into p.W and Y_U = W ⊙ V into p.U, the pass reading 𝒯
+// (p.Tinv, which p.Tbeta points at) beside them: E = 𝒯 (Y_U − Y_W H).
 template <int VAR, int K, int V, bool EARLY = false, int LDA = kLdA>
 struct PrepSplitLayout {
   static constexpr int KS = 64, NS = K / KS;  // channels a slice, slices
@@ -583,7 +585,7 @@ struct PrepSplitLayout {
 template <int VAR, int K, int V, int NT, bool EARLY = false, int LDA = kLdA, bool TB = false>
 __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams p) {
   static_assert(NT == kThreads, "8 warps: two CTAs an SM at up to 128 registers");
-  static_assert(!TB || VAR == kKDA, "TB: KDA's fused forward (β by rows)");
+  static_assert(!TB || VAR == kKDA || VAR == kGDN2, "TB: the fused forward of channel gates");
   using L = PrepSplitLayout<VAR, K, V, EARLY, LDA>;
   constexpr int KS = L::KS, SP = L::SP, KP = L::KP, VP = L::VP, NC = kWarpTiles<kChunk, NT>;
   extern __shared__ __align__(16) char smem[];
@@ -669,7 +671,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     if (sl + 1 < L::NS) {
       if constexpr (EARLY) issue_rows(c0 + KS);
       else issue_slice(c0 + KS);
-    } else if constexpr (!TB) {
+    } else if constexpr (!TB || VAR == kGDN2) {
       load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
       if constexpr (VAR == kGDN2) load_tile<kChunk, V, NT>(ws, VP, p.w + at.baseV, at.strideV, at.len);
       cp_async_commit();
@@ -693,15 +695,20 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
   // 2026-12-01: the other CTA on the SM fills the solve's idle warps.)
   solve_unit_lower<NT, NT, LDA>(Ts, As, p.phase_cycles);  // marks 2 and 3
   if constexpr (TB) {
+    if constexpr (VAR == kGDN2) omega_scale_rows<VAR, V, NT>(YU, ws, betas);  // Y_U
     for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
       float t[8];
-      store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
-      if (r < at.len) {  // (columns past len: β = 0)
+      store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);  // (GDN2's pass reads this 𝒯)
+      if (VT<VAR>::has_beta && r < at.len) {  // (columns past len: β = 0)
 #pragma unroll
         for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
         store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
       }
     });
+    if constexpr (VAR == kGDN2) {
+      __syncthreads();  // Y_U complete
+      store_tile_rows<kChunk, V, NT>(p.U + at.baseV, at.strideV, YU, VP, at.len);
+    }
     phase_mark(p.phase_cycles, 4);
     phase_mark(p.phase_cycles, 5);
     prep_count_out(p, at.c, at.h);
@@ -1061,9 +1068,11 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (swizzled; read as
 // fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
-// K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: KDA's fused forward,
-// kfuse in delta_cuda.cu's forward): K ⊙ Γ [C][K] (wy_prep_split's, in p.W) for K H, K̄ as before.
-template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool KT = false>
+// K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: the fused forward of channel
+// gates, kfuse in delta_cuda.cu's forward): a [C][K] tile from p.W for K H, K̄ as before: kKtGammaK
+// (KDA: K ⊙ Γ), kKtYw (GDN2: Y_W, and Y_U from p.U in v's place).
+inline constexpr int kKtGammaK = 1, kKtYw = 2;
+template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, int KT = 0>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
@@ -1101,7 +1110,7 @@ struct WgStateStage {
     const int tok0 = sp.tok0, len = sp.len;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
     if constexpr (FUSED)
-      async_tile_sw128<kChunk, BV>(bf(U), p.v + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
+      async_tile_sw128<kChunk, BV>(bf(U), (KT == kKtYw ? p.U : p.v) + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
     else
       async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
@@ -1147,7 +1156,7 @@ struct WgStateStage {
 // one CTA.
 // KT: Dᵀ in Eᵀ's place (each warpgroup reads its own half of D's columns and writes the same half
 // of E after its product has waited), so that two stages with K ⊙ Γ fit at V-slices of 128.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, bool KT = false>
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, int KT = 0>
 struct StateFwdShape {
   using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE, KT>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
@@ -1166,12 +1175,14 @@ struct StateFwdShape {
 };
 
 // state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE>'s layout (its launcher sizes shared memory by it).
-// SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set). KFUSE: KDA's
-// Recompute forward from 𝒯 Diag(β), K ⊙ Γ and v (kfuse in delta_cuda.cu's forward: p.Tbeta set).
+// SGATE: GDN's Save forward with row gates (its launcher's choice: p.gate_rows set). KFUSE: the
+// Recompute forward of channel gates forming E in the pass (kfuse in delta_cuda.cu's forward:
+// p.Tbeta set): KDA from 𝒯 Diag(β), K ⊙ Γ and v; GDN2 from 𝒯, Y_W and Y_U.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false,
           bool KFUSE = false>
 using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE,
-                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER, KFUSE>;
+                                     fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER,
+                                     KFUSE ? (VAR == kGDN2 ? kKtYw : kKtGammaK) : 0>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1299,7 +1310,8 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, 
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
-  static_assert(!KFUSE || (VAR == kKDA && OUTPUT && !STORE && !CLUSTER && BV % 64 == 0), "KFUSE: KDA's Recompute forward");
+  static_assert(!KFUSE || (VT<VAR>::vec_gate && OUTPUT && !STORE && !CLUSTER && BV % 64 == 0),
+                "KFUSE: the Recompute forward of channel gates");
   constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE;
   static_assert(!FHALF || (kFused && OUTPUT), "FHALF: the fused forward");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
@@ -1330,7 +1342,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   auto step = [&](int c, char* st) {
     const bf16_t* const W = reinterpret_cast<const bf16_t*>(st + S::W);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
-    const bf16_t* const KH = KFUSE ? reinterpret_cast<const bf16_t*>(st + S::Kt) : Kb;  // K H's K: KFUSE's K ⊙ Γ
+    const bf16_t* const KH = KFUSE ? reinterpret_cast<const bf16_t*>(st + S::Kt) : Kb;  // K H's K: KFUSE's K ⊙ Γ or Y_W
     const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
     const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
     const bf16_t* const Us = reinterpret_cast<const bf16_t*>(st + S::U);

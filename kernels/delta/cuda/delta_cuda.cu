@@ -445,11 +445,15 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // 1.11x); beside wy_prep, where the pass is the chain and wy_prep's savings hide, it lost: (1,
   // 16384, 16) 0.5579 -> 0.6306, (1, 32768, 32) 1.8944 -> 2.0072 (H200, 2026-12-04, experiment
   // kfuse, docs/measurements/2026-12-04-s46/call2/), so not there. Config::fuse_kda_forward;
-  // REWY_EXPERIMENTS=nokfuse times the unfused form too.
-  const bool kfuse = cfg.fuse_kda_forward && cfg.variant == Variant::KDA && !li.store_state && slice % 64 == 0 &&
-                     li.prep_split && !beside && !experiment("nokfuse", var);
-  if (kfuse) g_fused_kda_forwards.fetch_add(1, std::memory_order_relaxed);
-  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows, !kfuse);
+  // REWY_EXPERIMENTS=nokfuse times the unfused form too. GDN2 under REWY_EXPERIMENTS=g2fuse: its
+  // wy_prep writes Y_W and Y_U (b and w do not factor out as row scales) and the pass forms
+  // E = 𝒯 (Y_U − Y_W H) from them and 𝒯 (p.Tbeta pointing at p.Tinv: 𝒯 Diag(β) with β = 1).
+  const bool fusable = !li.store_state && slice % 64 == 0 && li.prep_split && !beside;
+  const bool kfuse = fusable && ((cfg.variant == Variant::KDA && cfg.fuse_kda_forward && !experiment("nokfuse", var)) ||
+                                 (cfg.variant == Variant::GDN2 && experiment("g2fuse", var)));
+  if (kfuse && cfg.variant == Variant::KDA) g_fused_kda_forwards.fetch_add(1, std::memory_order_relaxed);
+  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows,
+                         !kfuse || cfg.variant == Variant::GDN2);
   if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
@@ -469,7 +473,9 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
-  if (fused || keep_for_replay) {
+  if (kfuse && cfg.variant == Variant::GDN2) {
+    p.Tbeta = p.Tinv;
+  } else if (fused || keep_for_replay) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     (fused ? p.Tbeta : p.Tbeta_kept) = ptr<bf16_t>(Tbeta);
   }

@@ -265,11 +265,12 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
       // experiment octsw: forward KDA 0.998x, GDN2 0.994x; H200, 2026-12-04,
       // docs/measurements/2026-12-04-s45/call1/: removed. Call 2 there counts those conflicts as
       // 4.7M of the builds' 12.3M shared wavefronts: the builds wait on latency, not on them.)
-      // p.Tbeta set (KDA's fused forward: kfuse in delta_cuda.cu): K ⊙ Γ and 𝒯 Diag(β) instead of W and U (TB).
+      // p.Tbeta set (the fused forward of channel gates: kfuse in delta_cuda.cu): KDA's K ⊙ Γ and
+      // 𝒯 Diag(β), GDN2's Y_W and Y_U, instead of W and U (TB).
       auto launch_split = [&](auto early) {
         constexpr bool kEarly = decltype(early)::value;
         constexpr bool kExp = kEarly != kPrepEarlyGates<VAR, K>;  // timed under a name with _exp
-        dispatch_flag<VAR == kKDA>(p.Tbeta != nullptr, [&](auto tb) {
+        dispatch_flag<VAR == kKDA || VAR == kGDN2>(p.Tbeta != nullptr, [&](auto tb) {
           constexpr bool kTb = decltype(tb)::value;
           static const std::string name =
               kname(kTb ? "wy_prep_split_tb" : kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
@@ -379,11 +380,12 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-// KDA's Recompute forward with p.Tbeta set (kfuse in delta_cuda.cu's forward): E from 𝒯 Diag(β), K ⊙ Γ and v
-// (state_fwd_body's KFUSE), by column halves at V-slices of 128 as DeltaNet's and GDN's.
+// The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
+// from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by column
+// halves at V-slices of 128 as DeltaNet's and GDN's.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
-  if constexpr (VAR == kKDA && OUTPUT && !STORE && BV % 64 == 0) {
+  if constexpr (VT<VAR>::vec_gate && OUTPUT && !STORE && BV % 64 == 0) {
     if (p.Tbeta) {
       dispatch_flag<true>(BV == 128, [&](auto fhalf) {
         constexpr bool kHalf = decltype(fhalf)::value;

@@ -1310,8 +1310,8 @@ template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, 
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
-  static_assert(!KFUSE || (VT<VAR>::vec_gate && OUTPUT && !STORE && !CLUSTER && BV % 64 == 0),
-                "KFUSE: the Recompute forward of channel gates");
+  static_assert(!KFUSE || (VT<VAR>::vec_gate && OUTPUT && !STORE && !CLUSTER && !BESIDE && BV % 64 == 0),
+                "KFUSE: the Recompute forward of channel gates, wy_prep before it");
   constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE;
   static_assert(!FHALF || (kFused && OUTPUT), "FHALF: the fused forward");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;

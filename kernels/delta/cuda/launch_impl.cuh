@@ -385,14 +385,13 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 // halves at V-slices of 128 as DeltaNet's and GDN's.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
-  if constexpr (VT<VAR>::vec_gate && OUTPUT && !STORE && BV % 64 == 0) {
+  // (Not beside wy_prep: there it lost, delta_cuda.cu's forward; the check below refuses it.)
+  if constexpr (VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0) {
     if (p.Tbeta) {
       dispatch_flag<true>(BV == 128, [&](auto fhalf) {
         constexpr bool kHalf = decltype(fhalf)::value;
-        static const std::string name =
-            kname((std::string(BESIDE ? "state_fwd_out_beside_kt" : "state_fwd_out_kt") + (kHalf ? "_fhalf" : "")).c_str(),
-                  VAR, K, V, BV);
-        launch_sequential<state_fwd_kernel<VAR, K, V, BV, true, false, false, BESIDE, kHalf, true>,
+        static const std::string name = kname(kHalf ? "state_fwd_out_kt_fhalf" : "state_fwd_out_kt", VAR, K, V, BV);
+        launch_sequential<state_fwd_kernel<VAR, K, V, BV, true, false, false, false, kHalf, true>,
                           StateFwdLayout<VAR, K, V, BV, true, false, false, false, true>::total>(name, kStateFwdPhases, p,
                                                                                                   V / BV, s);
       });

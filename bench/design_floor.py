@@ -29,6 +29,7 @@ def sizes(op, K, V):
     return {
         "q": 2 * K, "k": 2 * K, "v": 2 * V, "coef": coef, "g": g,
         "P": 2 * C, "T": 2 * C, "Tb": 2 * C, "W": 2 * K, "U": 2 * V, "gexp": 4 * K / C,
+        "Kt": 2 * K,  # KDA's K ⊙ Γ (its fused forward: wy_prep_split writes it in W's place)
         # Q̂ and K̄ are copies only for gated variants (without gates they are q and k themselves);
         # Q̂'s second bf16 term exists for gated variants where states are kept.
         "Qg": 2 * K if gated else 0, "Kg": 2 * K if gated else 0, "Qlo": 2 * K if gated else 0,
@@ -67,11 +68,21 @@ def kernels(op):
         replay = [
             ("state_fwd (replay)", "bwd", ["Tb", "k_in", "v", "gexp"] + rows, ["Hs", "E"]),
         ]
+    elif op == "kda":
+        # KDA's Recompute forward at V-slices of 64/128 where wy_prep runs before the pass (the
+        # benchmark's many-pair shapes; Config::fuse_kda_forward): E = 𝒯 Diag(β) (V − (K ⊙ Γ) H) in
+        # the pass, wy_prep writing K ⊙ Γ ("Kt") and 𝒯 Diag(β), no W or U. (Beside wy_prep, at the
+        # few-pair shapes, the forward stays unfused, as GDN2's below; this count does not model it.)
+        fwd = [
+            ("wy_prep", "fwd", ["q", "k", "coef", "g"], ["P", "T", "Tb", "Kt", "gexp"] + copies),
+            ("state_fwd (output)", "fwd", ["Tb", "Kt", kb, qh, "P", "v", "gexp"], ["o"]),
+        ]
     else:
         fwd = [
             ("wy_prep", "fwd", ["q", "k", "v", "coef", "g"], ["P", "T", "W", "U", "gexp"] + copies),
             ("state_fwd (output)", "fwd", ["W", kb, qh, "P", "U", "gexp"], ["o"]),
         ]
+    if op in ("kda", "gdn2"):
         # the Recompute forward keeps P beside 𝒯: the replay forms no C×C product (q: for Q̂)
         replay = [
             ("wy_replay", "bwd", ["q", "k", "v", "coef", "g", "T"], ["W", "U", "gexp"] + copies + ["Qlo"]),

@@ -29,8 +29,13 @@ class DesignFloorTest(unittest.TestCase):
         # and 𝒯 Diag(β) (64 wide) and e^γ, no W or U; the pass reads 𝒯 Diag(β), k, q, P, v
         self.assertEqual(kernel_bytes("deltanet", "wy_prep"), (2 * 256 + 2, 3 * 128 + 4 * 128 / 64))
         self.assertEqual(kernel_bytes("deltanet", "state_fwd (output)"), (128 + 256 + 256 + 128 + 256 + 4 * 128 / 64, 256))
-        # KDA's forward writes W, U and the Q̂/K̄ copies and reads its fp32 gate
-        self.assertEqual(kernel_bytes("kda", "wy_prep"), (3 * 256 + 2 + 4 * 128, 2 * 128 + 2 * 256 + 4 * 128 / 64 + 2 * 256))
+        # KDA's fused forward: wy_prep reads q, k, beta and its fp32 gate, no v, and writes P, 𝒯,
+        # 𝒯 Diag(β), K ⊙ Γ, e^γ and the Q̂/K̄ copies; the pass reads 𝒯 Diag(β), K ⊙ Γ, K̄, Q̂, P, v
+        self.assertEqual(kernel_bytes("kda", "wy_prep"), (2 * 256 + 2 + 4 * 128, 3 * 128 + 256 + 4 * 128 / 64 + 2 * 256))
+        self.assertEqual(kernel_bytes("kda", "state_fwd (output)"), (128 + 3 * 256 + 128 + 256 + 4 * 128 / 64, 256))
+        # GDN2's forward writes W, U and the copies and reads v, its b and w and its fp32 gate
+        self.assertEqual(kernel_bytes("gdn2", "wy_prep"),
+                         (3 * 256 + 2 * 256 + 4 * 128, 2 * 128 + 2 * 256 + 4 * 128 / 64 + 2 * 256))
         # the Recompute forward keeps P and (DeltaNet, GDN) 𝒯 Diag(β): their replay's state pass
         # forms E from it, k and v and state_bwd forms Wᵀ∂E from it and k; e^γ and GDN's row gates
         # are kept too, so neither runs wy_replay

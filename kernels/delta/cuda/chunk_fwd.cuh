@@ -1304,7 +1304,9 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // 2026-12-04, experiment hend, docs/measurements/2026-12-04-s41/call1/).
 // FHALF (the fused forward at V-slices of 128; experiment `fhalf` at every slice): each warpgroup forms its own half of the columns
 // of D, Q̂ H, E and O, as the replay does with D and E, behind its own named barriers; the block
-// barrier before K̄ᵀE stays (the state is held by rows).
+// barrier before K̄ᵀE stays (the state is held by rows). In the unfused output pass (KDA's and
+// GDN2's at V-slices of 128 where they read W and U; experiment `uhalf`) the same halves of
+// E = U − W H, Q̂ H and O: the step's chain loses half of P E.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
           bool FHALF = false, bool KFUSE = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
@@ -1313,7 +1315,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!KFUSE || (VT<VAR>::vec_gate && OUTPUT && !STORE && !CLUSTER && !BESIDE && BV % 64 == 0),
                 "KFUSE: the Recompute forward of channel gates, wy_prep before it");
   constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE;
-  static_assert(!FHALF || (kFused && OUTPUT), "FHALF: the fused forward");
+  static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
+                "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE>;
@@ -1430,6 +1433,26 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
         wg_store_rows<BH>(acch, p.o + baseV + wgi * BH, strideV, len, p.scale);
       }
+    } else if constexpr (FHALF) {  // E = U − W H, Q̂ H and O by column halves, one a warpgroup
+      constexpr int BH = BV / 2;
+      uint32_t u[BH / 4];  // U's fragment over this warpgroup's columns, loaded while the products run
+      float acce[BH / 2], acch[BH / 2];
+      wg::gemm_issue<BH, K, Major::K, Major::K, BV>(acce, W, Ht + wgi * BH * wg::kPanel, false);
+      wg::gemm_issue<BH, K, Major::K, Major::K, BV>(acch, Qh, Ht + wgi * BH * wg::kPanel, false);
+      wg::commit();
+      wg::load_rows_packed<BH, S::BVP>(u, Us + wgi * BH);
+      wg::wait<0>();
+#pragma unroll
+      for (int j = 0; j < BH / 4; ++j) {
+        const float2 uf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&u[j]));
+        acce[2 * j] = uf.x - acce[2 * j];
+        acce[2 * j + 1] = uf.y - acce[2 * j + 1];
+      }
+      wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
+      wg::fence_smem_writes();
+      warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
+      wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
+      wg_store_rows<BH>(acch, p.o + baseV + wgi * BH, strideV, len, p.scale);
     } else if (wgi == 0) {  // E = U − W H
       uint32_t u[BV / 4];  // U's fragment, loaded while the products run
       wg::load_rows_packed<BV, S::BVP>(u, Us);

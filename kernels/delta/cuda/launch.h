@@ -19,7 +19,8 @@ namespace rewy::delta::cuda_impl {
 // (DeltaNet's and GDN's fused forward pass by column halves at every V-slice, not only at 128:
 // launch_state_fwd_as); ld68sh (the shared and overlapped wy_prep at kLdA's pitch: launch_prep);
 // nokfuse (KDA's Recompute forward with W and U from wy_prep_split: delta_cuda.cu's forward);
-// g2fuse (GDN2's Recompute forward forming E in the state pass: the same place);
+// g2fuse (GDN2's Recompute forward forming E in the state pass: the same place); uhalf (the
+// unfused output pass by column halves at V-slices of 128: launch_state_fwd_as);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -406,8 +406,13 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   // shapes whose slices are narrower (H200, 2026-12-04, docs/measurements/2026-12-04-s42/call1/).
   // Experiment fhalf: at every slice (0.93-0.98x at 64 beside wy_prep, where the halves' products
   // are 32 columns wide; docs/measurements/2026-12-04-s41/call5/).
-  const bool half = BV == 128 || experiment("fhalf", VAR);
-  dispatch_flag<fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE>(half, [&](auto fhalf) {
+  // REWY_EXPERIMENTS=uhalf: the unfused output pass (KDA's and GDN2's where they read W and U) by
+  // the same column halves at V-slices of 128.
+  constexpr bool kFusedHalf = fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE;
+  constexpr bool kUnfusedHalf = !fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) && !fused_gate(VAR, OUTPUT, STORE, BV) &&
+                                OUTPUT && !STORE && !SGATE && BV == 128;
+  const bool half = kFusedHalf ? BV == 128 || experiment("fhalf", VAR) : experiment("uhalf", VAR);
+  dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
     constexpr bool kHalf = decltype(fhalf)::value;
     const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
                                              : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))

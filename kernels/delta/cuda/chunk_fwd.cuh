@@ -546,7 +546,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
 // TB (the fused forward of channel gates, kfuse in delta_cuda.cu's forward: p.Tbeta set): KDA: K ⊙ Γ
 // into p.W and 𝒯 Diag(β) into p.Tbeta instead of W and U, which the state pass then forms E from
 // (as DeltaNet's fused pass): no v, no Y_U, no W,U products. GDN2 (experiment g2fuse; its b and
-// w do not factor out as row scales): Y_W into p.W and Y_U = W ⊙ V into p.U, the pass reading 𝒯
+// w do not factor out as row scales): Y_W into p.W and Y_U (v times w) into p.U, the pass reading 𝒯
 // (p.Tinv, which p.Tbeta points at) beside them: E = 𝒯 (Y_U − Y_W H).
 template <int VAR, int K, int V, bool EARLY = false, int LDA = kLdA>
 struct PrepSplitLayout {

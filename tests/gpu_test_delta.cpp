@@ -381,7 +381,7 @@ TEST(GpuDelta, PrepBesideMatchesSerial) {
           cfg.policy = policy;
           cfg.state_slice = slice;
           // (KDA's serial Recompute forward at 64 would form E in its pass, beside wy_prep it does
-          // not: the same kernels on both sides here; FusedKdaForward tests that form.)
+          // not: the same kernels on both sides here; FusedChannelForward tests that form.)
           cfg.fuse_kda_forward = false;
           cfg.prep_beside = cfg.prep_beside_save = true;
           const int64_t before = prep_beside_forwards();
@@ -430,51 +430,58 @@ TEST(GpuDelta, UnfusedForwardKeepsTbetaForReplay) {
   set_allocation_poisoning(false);
 }
 
-// KDA's Recompute forward forming E in its state pass (Config::fuse_kda_forward: V-slices of 64
-// and 128, wy_prep in channel slices, not beside the pass): it runs where it should (the counter),
-// not where wy_prep runs beside, and every output and gradient is within the bf16 twin's bar, at
-// three head-dim pairs, ragged sequences with an initial state, and both backwards
-// (REWY_GPU_TEST_SMALL: K = V = 128 on a small case).
-TEST(GpuDelta, FusedKdaForward) {
+// The Recompute forward of channel gates forming E in its state pass (V-slices of 64 and 128,
+// wy_prep in channel slices, not beside the pass): KDA's by default (Config::fuse_kda_forward),
+// GDN2's under REWY_EXPERIMENTS=g2fuse. It runs where it should (the counter; GDN2 without the
+// experiment: not at all), not where wy_prep runs beside, and every output and gradient is within
+// the bf16 twin's bar, at three head-dim pairs, ragged sequences with an initial state, and both
+// backwards (REWY_GPU_TEST_SMALL: K = V = 128 on a small case).
+TEST(GpuDelta, FusedChannelForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
+  const char* experiments = std::getenv("REWY_EXPERIMENTS");
+  const bool gdn2_fuses = experiments && ("," + std::string(experiments) + ",").find(",g2fuse") != std::string::npos;
   const int64_t dims[][2] = {{128, 128}, {64, 64}, {128, 64}};
-  for (const auto& kv : dims) {
-    RandomSpec sp = two_sequences(Variant::KDA, 4, kv[0], kv[1], seed);
-    if (small_run()) {  // (under the sanitizers: one small case)
-      if (kv[0] != 128 || kv[1] != 128) continue;
-      sp.T = 130, sp.H = 2, sp.seqlens = {70, 60};
-    }
-    const RandomCase c = make_random_case(sp);
-    auto ref_future = std::async(std::launch::async, cpu_reference, Variant::KDA, c);
-    const RandomCase dev = to_cuda(c, cuda(0));
-    const CpuReference ref = ref_future.get();
-    for (int slice : {64, 128}) {
-      if (slice > kv[1]) continue;
-      for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline}) {
-        Config cfg;
-        cfg.variant = Variant::KDA;
-        cfg.backward = algo;
-        cfg.state_slice = slice;
-        cfg.prep_beside = false;
-        const int64_t before = fused_kda_forwards();
-        const Outputs out = run_named(cfg, dev);
-        EXPECT_EQ(fused_kda_forwards(), before + 1) << "KDA's forward at V-slices of " << slice << " did not fuse";
-        std::string line = fmt::format("kda T=1000 K={:3d} V={:3d} varlen h0 {:8s} BV={:<3d} fused forward", kv[0],
-                                       kv[1], name(algo), slice);
-        expect_within_twin_bars(out, ref, line, seed);
-        fmt::print("{}\n", line);
+  for (Variant variant : {Variant::KDA, Variant::GDN2}) {
+    const int64_t fuses = variant == Variant::KDA || gdn2_fuses ? 1 : 0;
+    for (const auto& kv : dims) {
+      RandomSpec sp = two_sequences(variant, 4, kv[0], kv[1], seed);
+      if (small_run()) {  // (under the sanitizers: one small case)
+        if (kv[0] != 128 || kv[1] != 128) continue;
+        sp.T = 130, sp.H = 2, sp.seqlens = {70, 60};
       }
-    }
-    Config beside;  // wy_prep beside the pass (these 8 pairs at 32-column slices): not fused there
-    beside.variant = Variant::KDA;
-    beside.state_slice = 64;
-    const int64_t fused_before = fused_kda_forwards(), beside_before = prep_beside_forwards();
-    (void)forward(beside, dev.in);
-    synchronize(Stream::default_for(cuda(0)));
-    if (prep_beside_forwards() > beside_before) {
-      EXPECT_EQ(fused_kda_forwards(), fused_before) << "KDA's forward fused beside wy_prep";
+      const RandomCase c = make_random_case(sp);
+      auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+      const RandomCase dev = to_cuda(c, cuda(0));
+      const CpuReference ref = ref_future.get();
+      for (int slice : {64, 128}) {
+        if (slice > kv[1]) continue;
+        for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline}) {
+          Config cfg;
+          cfg.variant = variant;
+          cfg.backward = algo;
+          cfg.state_slice = slice;
+          cfg.prep_beside = false;
+          const int64_t before = fused_channel_forwards();
+          const Outputs out = run_named(cfg, dev);
+          EXPECT_EQ(fused_channel_forwards(), before + fuses)
+              << name(variant) << "'s forward at V-slices of " << slice << (fuses ? " did not fuse" : " fused");
+          std::string line = fmt::format("{:4s} T={:4d} K={:3d} V={:3d} varlen h0 {:8s} BV={:<3d} {} forward", name(variant),
+                                         sp.T, kv[0], kv[1], name(algo), slice, fuses ? "fused" : "unfused");
+          expect_within_twin_bars(out, ref, line, seed);
+          fmt::print("{}\n", line);
+        }
+      }
+      Config beside;  // wy_prep beside the pass (these few pairs at 64-column slices): not fused there
+      beside.variant = variant;
+      beside.state_slice = 64;
+      const int64_t fused_before = fused_channel_forwards(), beside_before = prep_beside_forwards();
+      (void)forward(beside, dev.in);
+      synchronize(Stream::default_for(cuda(0)));
+      if (prep_beside_forwards() > beside_before) {
+        EXPECT_EQ(fused_channel_forwards(), fused_before) << name(variant) << "'s forward fused beside wy_prep";
+      }
     }
   }
   set_allocation_poisoning(false);

@@ -270,9 +270,9 @@ int64_t unfused_forwards_keeping_tbeta() {
 #endif
 }
 
-int64_t fused_kda_forwards() {
+int64_t fused_channel_forwards() {
 #if REWY_WITH_CUDA
-  return cuda_impl::fused_kda_forwards();
+  return cuda_impl::fused_channel_forwards();
 #else
   return 0;
 #endif

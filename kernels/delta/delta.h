@@ -240,8 +240,8 @@ int64_t prep_beside_forwards();
 // CUDA: how many Recompute forwards this process has run whose unfused wy_prep (DeltaNet and GDN
 // at V-slices of 16 and 32) kept 𝒯 Diag(β) for a fused replay; 0 without CUDA.
 int64_t unfused_forwards_keeping_tbeta();
-// CUDA: how many KDA forwards this process has run with E formed in the state pass
-// (Config::fuse_kda_forward, where it applies); 0 without CUDA.
-int64_t fused_kda_forwards();
+// CUDA: how many KDA and GDN2 forwards this process has run with E formed in the state pass
+// (Config::fuse_kda_forward, where it applies; GDN2 under REWY_EXPERIMENTS=g2fuse); 0 without CUDA.
+int64_t fused_channel_forwards();
 
 }  // namespace rewy::delta

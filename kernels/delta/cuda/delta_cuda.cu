@@ -340,7 +340,7 @@ std::atomic<int64_t> g_multicast_launches{0};
 std::atomic<int64_t> g_overlapped_backwards{0};
 std::atomic<int64_t> g_prep_beside_forwards{0};
 std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
-std::atomic<int64_t> g_fused_kda_forwards{0};
+std::atomic<int64_t> g_fused_channel_forwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -451,7 +451,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool fusable = !li.store_state && slice % 64 == 0 && li.prep_split && !beside;
   const bool kfuse = fusable && ((cfg.variant == Variant::KDA && cfg.fuse_kda_forward && !experiment("nokfuse", var)) ||
                                  (cfg.variant == Variant::GDN2 && experiment("g2fuse", var)));
-  if (kfuse && cfg.variant == Variant::KDA) g_fused_kda_forwards.fetch_add(1, std::memory_order_relaxed);
+  if (kfuse) g_fused_channel_forwards.fetch_add(1, std::memory_order_relaxed);
   allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows,
                          !kfuse || cfg.variant == Variant::GDN2);
   if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
@@ -679,6 +679,6 @@ int64_t multicast_state_launches() { return g_multicast_launches.load(std::memor
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
 int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
 int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }
-int64_t fused_kda_forwards() { return g_fused_kda_forwards.load(std::memory_order_relaxed); }
+int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

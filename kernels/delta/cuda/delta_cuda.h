@@ -13,6 +13,6 @@ int64_t multicast_state_launches();
 int64_t overlapped_backwards();
 int64_t prep_beside_forwards();
 int64_t unfused_forwards_keeping_tbeta();
-int64_t fused_kda_forwards();
+int64_t fused_channel_forwards();
 
 }  // namespace rewy::delta::cuda_impl

@@ -324,6 +324,16 @@ __device__ __forceinline__ void store_tinv8(float (&t)[8], const float* Ts, bf16
   if (r < at.len) store8_global(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
 }
 
+// Row r, columns c0 .. c0 + 7 of 𝒯 in t, times β of those columns, into out (𝒯 Diag(β), [tok][H][C]);
+// the caller keeps r inside the chunk (columns past its end: β = 0).
+template <int K, int V>
+__device__ __forceinline__ void store_tbeta8(float (&t)[8], const float* betas, bf16_t* out, const ChunkAt<K, V>& at,
+                                             int r, int c0) {
+#pragma unroll
+  for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
+  store8_global(out + at.baseC + int64_t(r) * at.strideC + c0, t);
+}
+
 // β of row threadIdx.x < C of the chunk (0 past its end, for GDN2, and for threads >= C), read
 // into a register ahead of the kernel's tile copies so that it does not arrive behind them.
 template <int VAR>
@@ -464,11 +474,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
     store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
-    if (tbeta_out && r < at.len) {  // (columns past len: β = 0)
-#pragma unroll
-      for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
-      store8_global(tbeta_out + at.baseC + int64_t(r) * at.strideC + c0, t);
-    }
+    if (tbeta_out && r < at.len) store_tbeta8(t, betas, tbeta_out, at, r, c0);
   };
   // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
   // and k and scales by the rows' gates in fp32 (Q̂ H's rows by e^G, E's rows by e^{γ − G}).
@@ -699,31 +705,25 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
       float t[8];
       store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);  // (GDN2's pass reads this 𝒯)
-      if (VT<VAR>::has_beta && r < at.len) {  // (columns past len: β = 0)
-#pragma unroll
-        for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
-        store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
-      }
+      if (VT<VAR>::has_beta && r < at.len) store_tbeta8(t, betas, p.Tbeta, at, r, c0);
     });
     if constexpr (VAR == kGDN2) {
       __syncthreads();  // Y_U complete
       store_tile_rows<kChunk, V, NT>(p.U + at.baseV, at.strideV, YU, VP, at.len);
     }
     phase_mark(p.phase_cycles, 4);
-    phase_mark(p.phase_cycles, 5);
-    prep_count_out(p, at.c, at.h);
-    return;
+  } else {
+    omega_scale_rows<VAR, V, NT>(YU, ws, betas);
+    for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
+      float t[8];
+      store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
+    });
+    __syncthreads();
+    phase_mark(p.phase_cycles, 4);
+    // W = 𝒯 Y_W; EARLY: Y_W in its two slice tiles.
+    tinv_apply_store_wu<K, V, NT, true, false, EARLY ? SP : 0>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
+                                                                at.strideV, at.len, YW1);
   }
-  omega_scale_rows<VAR, V, NT>(YU, ws, betas);
-  for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
-    float t[8];
-    store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
-  });
-  __syncthreads();
-  phase_mark(p.phase_cycles, 4);
-  // W = 𝒯 Y_W; EARLY: Y_W in its two slice tiles.
-  tinv_apply_store_wu<K, V, NT, true, false, EARLY ? SP : 0>(Tb, YW, YU, p.W + at.baseK, at.strideK, p.U + at.baseV,
-                                                              at.strideV, at.len, YW1);
   phase_mark(p.phase_cycles, 5);  // thread 0's view
   prep_count_out(p, at.c, at.h);
 }
@@ -835,9 +835,7 @@ __global__ void __launch_bounds__(NT, 2) wy_replay_kernel(const DeltaParams p) {
       if (r >= at.len) return;
       float t[8];
       load8(t, Tb + r * kCP + c0);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) t[e] *= betas[c0 + e];
-      store8_global(p.Tbeta + at.baseC + int64_t(r) * at.strideC + c0, t);
+      store_tbeta8(t, betas, p.Tbeta, at, r, c0);
     });
     if constexpr (!NO_W) {
       __syncthreads();  // Y_W is read

@@ -380,27 +380,18 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-// The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
-// from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by column
-// halves at V-slices of 128 as DeltaNet's and GDN's.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
-  // (Not beside wy_prep: there it lost, delta_cuda.cu's forward; the check below refuses it.)
-  if constexpr (VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0) {
-    if (p.Tbeta) {
-      dispatch_flag<true>(BV == 128, [&](auto fhalf) {
-        constexpr bool kHalf = decltype(fhalf)::value;
-        static const std::string name = kname(kHalf ? "state_fwd_out_kt_fhalf" : "state_fwd_out_kt", VAR, K, V, BV);
-        launch_sequential<state_fwd_kernel<VAR, K, V, BV, true, false, false, false, kHalf, true>,
-                          StateFwdLayout<VAR, K, V, BV, true, false, false, false, true>::total>(name, kStateFwdPhases, p,
-                                                                                                  V / BV, s);
-      });
-      return;
-    }
-  }
-  REWY_CHECK(p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE, "state_fwd: 𝒯 Diag(β) given where the pass cannot read it");
+  // The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
+  // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
+  // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
+  // (delta_cuda.cu's forward), and the check below refuses it.
+  constexpr bool kCanKfuse = VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0;
+  const bool kfuse = kCanKfuse && p.Tbeta != nullptr;
+  REWY_CHECK(kfuse || p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE,
+             "state_fwd: 𝒯 Diag(β) given where the pass cannot read it");
   if constexpr (!BESIDE)
-    if (launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
+    if (!kfuse && launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   // The fused forward by column halves (state_fwd_body's FHALF) at V-slices of 128: Recompute
   // forward 1.033-1.035x at (8, 2048, 16) and (8, 4096, 32), DeltaNet and GDN, within ±1% at the
   // shapes whose slices are narrower (H200, 2026-12-04, docs/measurements/2026-12-04-s42/call1/).
@@ -408,19 +399,25 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   // are 32 columns wide; docs/measurements/2026-12-04-s41/call5/).
   // REWY_EXPERIMENTS=uhalf: the unfused output pass (KDA's and GDN2's where they read W and U) by
   // the same column halves at V-slices of 128.
-  constexpr bool kFusedHalf = fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE;
-  constexpr bool kUnfusedHalf = !fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) && !fused_gate(VAR, OUTPUT, STORE, BV) &&
-                                OUTPUT && !STORE && !SGATE && BV == 128;
-  const bool half = kFusedHalf ? BV == 128 || experiment("fhalf", VAR) : experiment("uhalf", VAR);
-  dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
-    constexpr bool kHalf = decltype(fhalf)::value;
-    const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                                             : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
-                                    : "state_fwd_replay";
-    static const std::string name = kname((std::string(base) + (kHalf ? "_fhalf" : "")).c_str(), VAR, K, V, BV);
-    launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf>,
-                      StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE>::total>(name, kStateFwdPhases, p,
-                                                                                          V / BV, s);
+  dispatch_flag<kCanKfuse>(kfuse, [&](auto kfuse_c) {
+    constexpr bool kKfuse = decltype(kfuse_c)::value;
+    constexpr bool kFusedHalf = (fused_wu(VAR, OUTPUT, STORE, BV) && !SGATE) || kKfuse;
+    constexpr bool kUnfusedHalf = !kKfuse && !fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) &&
+                                  !fused_gate(VAR, OUTPUT, STORE, BV) && OUTPUT && !STORE && !SGATE && BV == 128;
+    const bool half = kKfuse       ? BV == 128
+                      : kFusedHalf ? BV == 128 || experiment("fhalf", VAR)
+                                   : experiment("uhalf", VAR);
+    dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
+      constexpr bool kHalf = decltype(fhalf)::value;
+      const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                                               : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+                                      : "state_fwd_replay";
+      static const std::string name =
+          kname((std::string(base) + (kKfuse ? "_kt" : "") + (kHalf ? "_fhalf" : "")).c_str(), VAR, K, V, BV);
+      launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf, kKfuse>,
+                        StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, kKfuse>::total>(name, kStateFwdPhases,
+                                                                                                 p, V / BV, s);
+    });
   });
 }
 

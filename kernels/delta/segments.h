@@ -1,0 +1,41 @@
+// The segment scan of the state recurrence: each sequence's chunks cut into segments whose state
+// passes run side by side, for the few-pair shapes, where one sequential pass a (sequence, head)
+// leaves most SMs idle (Config::scan_segments; the CUDA forward of DeltaNet and GDN).
+//
+// The state a segment ends with is affine in the state it starts from:
+//   H_out(s) = Φ_s H_in(s) + L_s
+// L_s [K][V]: the segment's end state from a zero start (its own inputs alone);
+// Φ_s [K][K]: its homogeneous map, the end state from the identity with v = 0 (the product of its
+// steps' transitions, gates and erasures included; the kernels form it as a K×K state, K = V).
+// A scan over a sequence's segments, H_in(first) = h0 and H_in(s + 1) = Φ_s H_in(s) + L_s, gives
+// each segment's start, and the output pass then runs every segment from its own: the outputs and
+// final state of the whole sequence (up to rounding), for two passes of T / S chunks (the first
+// twice as wide) and S − 1 products of K×K by K×V a sequence, in place of one pass of T chunks.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "engine/tensor.h"
+#include "kernels/delta/delta.h"
+
+namespace rewy::delta {
+
+struct SegmentLayout {
+  Dims dims;                       // the segments as sequences: dims.N segments, dims.seq_start their token offsets
+  std::vector<int64_t> seg_first;  // [N + 1]: sequence n's segments are [seg_first[n], seg_first[n + 1])
+};
+
+// Each sequence of d cut into min(segments, its chunks) segments of whole `chunk`-token chunks (the
+// last takes the sequence's ragged chunk), as equal as the chunks divide (the earlier ones a chunk
+// longer). Chunk boundaries stay where they were: per-chunk tensors index the same under either
+// layout. An empty sequence has no segment.
+SegmentLayout segment_layout(const Dims& d, int chunk, int segments);
+
+// The scan over segments (CPU; the twin of the CUDA forward's): h0 [N, H, K, V] or undefined
+// (zeros), L [Nseg, H, K, V], Phi [Nseg, H, K, K], CPU tensors of one float dtype (f32 or f64, as
+// L's) -> H_in [Nseg, H, K, V] (each segment's start) and, where ht is given, the sequences' end
+// states [N, H, K, V] (h0 for an empty sequence).
+void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const std::vector<int64_t>& seg_first,
+                   Tensor& H_in, Tensor* ht);
+
+}  // namespace rewy::delta

@@ -29,6 +29,7 @@ struct DeltaOptions {
   bool serial_forward = false;       // Config::prep_beside = false
   bool multicast = false;            // Config::multicast_state_tiles = true
   bool unfused_kda_forward = false;  // Config::fuse_kda_forward = false
+  int scan_segments = 0;             // Config::scan_segments (0: REWY_EXPERIMENTS=segscan decides; 1: off)
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
@@ -75,6 +76,8 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
       opt.multicast = true;
     } else if (a == "--unfused-kda-forward") {
       opt.unfused_kda_forward = true;
+    } else if (a == "--scan-segments") {
+      opt.scan_segments = int_at_least(a, args.value(), 0, "");
     } else if (a == "--flush-mb") {
       opt.flush_mb = int_at_least(a, args.value(), 1, " (MB)");
     } else {

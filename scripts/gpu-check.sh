@@ -100,7 +100,7 @@ if command -v compute-sanitizer >/dev/null 2>&1 && [ "${SANITIZERS:-1}" = 1 ]; t
     t0=$SECONDS
     log="$build/sanitizer-$tool.log"
     REWY_GPU_TEST_SMALL=1 timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
-      "$build/tests/gpu_test_delta" --gtest_filter='GpuDelta.DeltaNet:GpuDelta.GDN:GpuDelta.KDA:GpuDelta.GDN2:GpuDelta.FusedChannelForward' >"$log" 2>&1
+      "$build/tests/gpu_test_delta" --gtest_filter='GpuDelta.DeltaNet:GpuDelta.GDN:GpuDelta.KDA:GpuDelta.GDN2:GpuDelta.FusedChannelForward:GpuDelta.SegmentScanForward' >"$log" 2>&1
     st=$?
     summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
     if [ $st -eq 0 ]; then row "$tool" ok $((SECONDS - t0)) "${summ:-clean}, 4 ops (small case)"

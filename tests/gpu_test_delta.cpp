@@ -487,6 +487,72 @@ TEST(GpuDelta, FusedChannelForward) {
   set_allocation_poisoning(false);
 }
 
+// The forward by the segment scan (Config::scan_segments; kernels/delta/segments.h): wy_prep, the
+// map pass (each segment's end state from zero and its map from the identity), the scan over
+// segments, then the output pass of every segment from its start. DeltaNet and GDN at K = V = 128:
+// it runs where asked (the counter), every output and gradient within the bf16 twin's bar (the
+// backward takes what the forward kept), at 2, 3 and 5 segments (fewer where a sequence has fewer
+// chunks), V-slices of 64 and 128, both backwards, two ragged sequences with an initial state and
+// one long sequence (REWY_GPU_TEST_SMALL: the small case, sequences of two chunks and one); without
+// a final state (the last segments' maps left out) the same outputs. Where it does not apply (the
+// Save policy) the forward runs as before.
+TEST(GpuDelta, SegmentScanForward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
+    std::vector<RandomSpec> specs = {two_sequences(variant, 4, 128, 128, seed)};
+    if (small_run()) {
+      specs[0].T = 130, specs[0].H = 2, specs[0].seqlens = {70, 60};
+    } else {
+      RandomSpec longer;  // 41 chunks, the last of 13 tokens
+      longer.variant = variant;
+      longer.T = 64 * 40 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
+      longer.h0 = true;
+      longer.seed = seed + 1;
+      specs.push_back(longer);
+    }
+    for (const RandomSpec& sp : specs) {
+      const RandomCase c = make_random_case(sp);
+      auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+      const RandomCase dev = to_cuda(c, cuda(0));
+      const CpuReference ref = ref_future.get();
+      int combo = 0;
+      for (int segments : {2, 3, 5})
+        for (int slice : {64, 128}) {
+          Config cfg;
+          cfg.variant = variant;
+          cfg.scan_segments = segments;
+          cfg.state_slice = slice;
+          cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
+          const int64_t before = segment_scan_forwards();
+          const Outputs out = run_named(cfg, dev);
+          EXPECT_EQ(segment_scan_forwards(), before + 1)
+              << name(variant) << ": no segment scan at " << segments << " segments, slices of " << slice;
+          std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments", name(variant), sp.T,
+                                         sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments);
+          expect_within_twin_bars(out, ref, line, seed);
+          fmt::print("{}\n", line);
+          // Without a final state the last segments' maps are not formed: the same outputs, bit for bit.
+          Config no_ht = cfg;
+          no_ht.output_final_state = false;
+          const ForwardResult f = forward(no_ht, dev.in);
+          EXPECT_FALSE(f.ht.defined());
+          EXPECT_EQ(relative_error(f.o, out.at("o")), 0.0) << line << ": without the final state";
+        }
+      Config save;  // not where it does not apply
+      save.variant = variant;
+      save.policy = Policy::Save;
+      save.scan_segments = 3;
+      const int64_t before = segment_scan_forwards();
+      std::string line = fmt::format("{:8s} T={:4d} Save policy, no segment scan", name(variant), sp.T);
+      expect_within_twin_bars(run_named(save, dev), ref, line, seed);
+      EXPECT_EQ(segment_scan_forwards(), before) << name(variant) << ": a segment scan under the Save policy";
+    }
+  }
+  set_allocation_poisoning(false);
+}
+
 // A state pass beside wy_prep whose flags never come (REWY_TEST_STALL_PREP: wy_prep flags a copy
 // the pass does not read) gives up after REWY_PASS_WAIT_MS, once for the whole grid, and the call
 // (or the next one's entry) raises; the call after that runs clean.

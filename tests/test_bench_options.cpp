@@ -50,6 +50,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(d.shapes, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(d.samples, 30);
   EXPECT_EQ(d.flush_mb, 256);
+  EXPECT_EQ(d.scan_segments, 0);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta"}));
 
   const DeltaOptions o =
@@ -57,7 +58,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
              "realistic", "--samples", "7", "--csv", "out.csv", "--state-slice", "32", "--bwd-slice", "64",
              "--grad-warps", "8", "--prep-warps", "16", "--replay-warps", "16", "--prep-overlap",
              "--serial-state-passes", "--serial-grad", "--serial-forward", "--multicast", "--unfused-kda-forward",
-             "--flush-mb", "512",
+             "--scan-segments", "8", "--flush-mb", "512",
              "--benchmark_filter=kda"},
             &rest);
   EXPECT_EQ(o.ops, (std::vector<std::string>{"kda", "gdn2"}));
@@ -74,6 +75,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(o.replay_warps, 16);
   EXPECT_TRUE(o.prep_overlap && o.serial_state_passes && o.serial_grad && o.serial_forward && o.multicast &&
               o.unfused_kda_forward);
+  EXPECT_EQ(o.scan_segments, 8);
   EXPECT_EQ(o.flush_mb, 512);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta", "--benchmark_filter=kda"}));
 }
@@ -86,6 +88,7 @@ TEST(BenchOptions, MalformedValuesNameTheFlag) {
   EXPECT_EQ(error_of({"--samples", "3x"}), "--samples needs an integer, got '3x'");
   EXPECT_EQ(error_of({"--samples", ""}), "--samples needs an integer, got ''");
   EXPECT_EQ(error_of({"--flush-mb", "0"}), "--flush-mb needs at least 1 (MB), got 0");
+  EXPECT_EQ(error_of({"--scan-segments", "-2"}), "--scan-segments needs at least 0, got -2");
   EXPECT_EQ(error_of({"--ops", "kda,mamba"}), "--ops: unknown 'mamba', expected deltanet, gdn, kda or gdn2");
   EXPECT_EQ(error_of({"--gates", "realstic"}), "--gates: unknown 'realstic', expected bench or realistic");
   EXPECT_EQ(error_of({"--policies", "keep"}), "--policies: unknown 'keep', expected recompute or save");

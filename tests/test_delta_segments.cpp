@@ -1,8 +1,9 @@
 // The segment scan (kernels/delta/segments.h) on the CPU chunk path in f64, through the public
-// forward alone: each segment's end state from zero (L) and from the identity with v = 0 (Φ), the
-// scan over segments, then the forward of every segment from its start reproduce the forward of
-// the whole sequences, outputs and final states, for every variant. This is the identity the CUDA
-// forward's segment scan (Config::scan_segments) computes with its own passes.
+// forward and backward alone: each segment's end state from zero (L) and from the identity with
+// v = 0 (Φ), the scan over segments, then the forward of every segment from its start reproduce the
+// forward of the whole sequences, outputs and final states, for every variant; and the reverse scan
+// with Φᵀ the backward's gradients. The forward's is the identity the CUDA forward's segment scan
+// (Config::scan_segments) computes with its own passes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -54,45 +55,91 @@ Tensor seqlens_tensor(const std::vector<int64_t>& starts) {
   return Tensor::from_vector(std::vector<double>(starts.begin(), starts.end()), {int64_t(starts.size())}, DType::I64);
 }
 
-class SegmentScan : public testing::TestWithParam<Variant> {};
-
-TEST_P(SegmentScan, ReproducesTheWholeForward) {
-  const Variant variant = GetParam();
+// Three ragged sequences (7, 3 and 1 chunks) with an initial state and a final state's gradient.
+test::Case segment_case(Variant variant) {
   test::Case c;
   c.variant = variant;
   c.seqlens = {401, 192, 40};
   c.T = 633;
   c.H = 2, c.K = 16, c.V = 16;
-  c.h0 = true;
+  c.h0 = true, c.dht = true;
+  return c;
+}
+
+// What the segment scan forms of a problem cut into `segments`: the layout, the inputs with the
+// segments as sequences and no initial state, each segment's end state from zero (L) and map (Φ:
+// from the identity with v = 0), and each segment's start state (the scan's).
+struct Pieces {
+  SegmentLayout sl;
+  Inputs local;
+  Tensor L, Phi, H_in, ht;
+};
+Pieces segment_pieces(const Config& cfg, const Inputs& in, int segments) {
+  Pieces s;
+  s.sl = segment_layout(check_inputs(cfg, in), cfg.chunk, segments);
+  s.local = in;
+  s.local.cu_seqlens = seqlens_tensor(s.sl.dims.seq_start);
+  s.local.h0 = Tensor();
+  s.L = forward(cfg, s.local).ht;
+  Inputs homogeneous = s.local;
+  homogeneous.v = Tensor::zeros(in.v.shape(), DType::F64);
+  homogeneous.h0 = identity_states(s.sl.dims.N, in.q.size(2), in.q.size(3));
+  s.Phi = forward(cfg, homogeneous).ht;
+  scan_segments(in.h0, s.L, s.Phi, s.sl.seg_first, s.H_in, &s.ht);
+  return s;
+}
+
+class SegmentScan : public testing::TestWithParam<Variant> {};
+
+TEST_P(SegmentScan, ReproducesTheWholeForward) {
+  const test::Case c = segment_case(GetParam());
   const uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
   const test::Problem p = test::make_problem(c, seed);
-  const Config cfg = test::config(variant, Impl::Chunk);
+  const Config cfg = test::config(c.variant, Impl::Chunk);
   const ForwardResult whole = forward(cfg, p.in);
-  const Dims d = check_inputs(cfg, p.in);
-
   for (int segments : {2, 3, 5}) {
-    const SegmentLayout sl = segment_layout(d, cfg.chunk, segments);
-    ASSERT_GT(sl.dims.N, d.N);
-    const Tensor cu = seqlens_tensor(sl.dims.seq_start);
-    Inputs local = p.in;  // each segment from zero: L
-    local.cu_seqlens = cu;
-    local.h0 = Tensor();
-    const Tensor L = forward(cfg, local).ht;
-    Inputs homogeneous = local;  // from the identity with v = 0: Φ
-    homogeneous.v = Tensor::zeros(p.in.v.shape(), DType::F64);
-    homogeneous.h0 = identity_states(sl.dims.N, c.H, c.K);
-    const Tensor Phi = forward(cfg, homogeneous).ht;
-    Tensor H_in, ht;
-    scan_segments(p.in.h0, L, Phi, sl.seg_first, H_in, &ht);
-    Inputs from_starts = local;
-    from_starts.h0 = H_in;
-    const ForwardResult seg = forward(cfg, from_starts);
     const std::string what = std::to_string(segments) + " segments";
-    EXPECT_LE(test::rel_err(seg.o, whole.o), 1e-12) << what;
-    EXPECT_LE(test::rel_err(ht, whole.ht), 1e-12) << what;
+    const Pieces s = segment_pieces(cfg, p.in, segments);
+    ASSERT_GT(s.sl.dims.N, int64_t(c.seqlens.size()));
+    Inputs from_starts = s.local;
+    from_starts.h0 = s.H_in;
+    EXPECT_LE(test::rel_err(forward(cfg, from_starts).o, whole.o), 1e-12) << what;
+    EXPECT_LE(test::rel_err(s.ht, whole.ht), 1e-12) << what;
     // The segments' own forwards from zero differ (the scan carries the earlier segments' states).
-    EXPECT_GT(test::rel_err(forward(cfg, local).o, whole.o), 1e-3) << what;
+    EXPECT_GT(test::rel_err(forward(cfg, s.local).o, whole.o), 1e-3) << what;
+  }
+}
+
+// The backward by the same cut: each segment's ∂H at its start from a zero ∂H at its end (M, its
+// own outputs' gradients alone), the reverse scan ∂H_in(s) = Φ_sᵀ ∂H_out(s) + M_s from dht, then
+// every segment's backward from its start state (the forward scan's) with its ∂H_out give the
+// whole backward's gradients, dh0 included.
+TEST_P(SegmentScan, ReproducesTheWholeBackward) {
+  const test::Case c = segment_case(GetParam());
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
+  const test::Problem p = test::make_problem(c, seed);
+  const Config cfg = test::config(c.variant, Impl::Chunk);
+  const Grads whole = test::run_backward(cfg, p);
+  for (int segments : {2, 3, 5}) {
+    const std::string what = std::to_string(segments) + " segments";
+    const Pieces s = segment_pieces(cfg, p.in, segments);
+    Inputs seg_in = s.local;
+    seg_in.h0 = s.H_in;
+    const ForwardResult f = forward(cfg, seg_in);
+    const Tensor zero_dht = Tensor::zeros({s.sl.dims.N, c.H, c.K, c.V}, DType::F64);
+    const Tensor M = backward(cfg, seg_in, f, p.dout, zero_dht).dh0;
+    Tensor dH_out, dh0;
+    scan_segments_reverse(p.dht, M, s.Phi, s.sl.seg_first, dH_out, &dh0);
+    Grads g = backward(cfg, seg_in, f, p.dout, dH_out);
+    // Each sequence's first segment's ∂h0 is the sequence's: the scan's, and that segment's own.
+    for (size_t n = 0; n + 1 < s.sl.seg_first.size(); ++n)
+      EXPECT_LE(test::rel_err(g.dh0.select(0, s.sl.seg_first[n]), dh0.select(0, int64_t(n))), 1e-12) << what;
+    g.dh0 = dh0;
+    test::expect_grads_close(g, whole, 1e-11, what);
+    // Without the scan's ∂H_out the segments' gradients differ.
+    EXPECT_GT(test::rel_err(backward(cfg, seg_in, f, p.dout, zero_dht).dk, whole.dk), 1e-3) << what;
   }
 }
 
@@ -109,11 +156,25 @@ TEST(SegmentScanErrors, NameTheMisShapedTensor) {
   EXPECT_THROW(scan_segments(Tensor(), Tensor::zeros({3, 1, 4, 4}, DType::F64), Tensor::zeros({3, 1, 4, 4}, DType::F64),
                              seg_first, H_in, nullptr),
                Error);  // three segments where seg_first has two
-  try {
-    scan_segments(Tensor(), L, Tensor::zeros({2, 1, 4, 3}, DType::F64), seg_first, H_in, nullptr);
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("Phi"), std::string::npos) << e.what();
-  }
+  EXPECT_THROW(scan_segments_reverse(Tensor(), Tensor::zeros({2, 1, 4, 4}, DType::F32),
+                                     Tensor::zeros({2, 1, 4, 4}, DType::F64), seg_first, H_in, nullptr),
+               Error);  // M in f32, Φ in f64
+  auto message = [&](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { scan_segments(Tensor(), L, Tensor::zeros({2, 1, 4, 3}, DType::F64), seg_first, H_in, nullptr); })
+                .find("Phi"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              scan_segments_reverse(Tensor::zeros({1, 1, 4, 5}, DType::F64), L, Tensor::zeros({2, 1, 4, 4}, DType::F64),
+                                    seg_first, H_in, nullptr);
+            }).find("dht"),
+            std::string::npos);
 }
 
 }  // namespace

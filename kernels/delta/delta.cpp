@@ -278,4 +278,12 @@ int64_t fused_channel_forwards() {
 #endif
 }
 
+int64_t segment_scan_forwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::segment_scan_forwards();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

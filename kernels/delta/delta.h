@@ -134,6 +134,18 @@ struct Config {
   // so not there. false: W and U from wy_prep (for measurement, and for comparing launch orders
   // bit for bit).
   bool fuse_kda_forward = true;
+  // CUDA Recompute forward of DeltaNet and GDN at K = V = 128 (experimental: not yet timed, so off
+  // unless asked for): the segment scan (kernels/delta/segments.h), for the few-pair shapes whose
+  // single state pass a (sequence, head) is a chain of T / 64 steps on a few SMs. Each sequence's
+  // chunks are cut into this many segments (fewer where it has fewer chunks); wy_prep runs alone,
+  // then one pass over every segment forms its end state from zero and its map from the identity,
+  // a scan over each sequence's segments gives their start states, and the output pass runs every
+  // segment from its own: two chains of T / (64 S) steps in place of one of T / 64, the first on
+  // twice the columns. 0: off, unless REWY_EXPERIMENTS=segscan (or segscan64, segscan256), which
+  // picks the count where wy_prep would run beside the pass (segments × pairs near 128, or 64, 256;
+  // at least 8 chunks a segment); 1: off;
+  // S > 1: S segments wherever it applies (not for KDA, GDN2, K or V of 64, Save, slices of 16-32).
+  int scan_segments = 0;
 };
 
 struct Inputs {
@@ -243,5 +255,8 @@ int64_t unfused_forwards_keeping_tbeta();
 // CUDA: how many KDA and GDN2 forwards this process has run with E formed in the state pass
 // (Config::fuse_kda_forward, where it applies; GDN2 under REWY_EXPERIMENTS=g2fuse); 0 without CUDA.
 int64_t fused_channel_forwards();
+// CUDA: how many forwards this process has run by the segment scan (Config::scan_segments); 0
+// without CUDA.
+int64_t segment_scan_forwards();
 
 }  // namespace rewy::delta

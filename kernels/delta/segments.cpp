@@ -29,60 +29,85 @@ SegmentLayout segment_layout(const Dims& d, int chunk, int segments) {
 
 namespace {
 
-template <class F>
-void scan_segments_as(const Tensor& h0, const Tensor& L, const Tensor& Phi, const std::vector<int64_t>& seg_first,
-                      Tensor& H_in, Tensor* ht) {
-  const int64_t N = int64_t(seg_first.size()) - 1, H = L.size(1), K = L.size(2), V = L.size(3);
-  const F* const h0p = h0.defined() ? h0.data<F>() : nullptr;
-  const F* const Lp = L.data<F>();
+// Both scans: per (sequence, head), X from `first` (the sequence's h0 or dht; zeros where
+// undefined), then over its segments (REVERSE: last first) out[s] = X, X ← Φ_s X + local_s
+// (REVERSE: Φ_sᵀ X); `last` gets X after them.
+template <class F, bool REVERSE>
+void scan_as(const Tensor& first, const Tensor& local, const Tensor& Phi, const std::vector<int64_t>& seg_first,
+             Tensor& out, Tensor* last) {
+  const int64_t N = int64_t(seg_first.size()) - 1, H = local.size(1), K = local.size(2), V = local.size(3);
+  const F* const firstp = first.defined() ? first.data<F>() : nullptr;
+  const F* const Lp = local.data<F>();
   const F* const Pp = Phi.data<F>();
-  F* const Hp = H_in.data<F>();
-  F* const htp = ht ? ht->data<F>() : nullptr;
-  std::vector<F> S(size_t(K * V)), next(size_t(K * V));
+  F* const outp = out.data<F>();
+  F* const lastp = last ? last->data<F>() : nullptr;
+  std::vector<F> X(size_t(K * V)), next(size_t(K * V));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t h = 0; h < H; ++h) {
       const int64_t at0 = (n * H + h) * K * V;
-      for (int64_t i = 0; i < K * V; ++i) S[size_t(i)] = h0p ? h0p[at0 + i] : F(0);
-      for (int64_t s = seg_first[size_t(n)]; s < seg_first[size_t(n) + 1]; ++s) {
+      for (int64_t i = 0; i < K * V; ++i) X[size_t(i)] = firstp ? firstp[at0 + i] : F(0);
+      const int64_t s0 = seg_first[size_t(n)], s1 = seg_first[size_t(n) + 1];
+      for (int64_t i = 0; i < s1 - s0; ++i) {
+        const int64_t s = REVERSE ? s1 - 1 - i : s0 + i;
         const int64_t at = (s * H + h) * K * V;
-        std::copy(S.begin(), S.end(), Hp + at);
+        std::copy(X.begin(), X.end(), outp + at);
         const F* const phi = Pp + (s * H + h) * K * K;
         for (int64_t r = 0; r < K; ++r)
           for (int64_t c = 0; c < V; ++c) {
             F acc = Lp[at + r * V + c];
-            for (int64_t k = 0; k < K; ++k) acc += phi[r * K + k] * S[size_t(k * V + c)];
+            for (int64_t k = 0; k < K; ++k) acc += (REVERSE ? phi[k * K + r] : phi[r * K + k]) * X[size_t(k * V + c)];
             next[size_t(r * V + c)] = acc;
           }
-        std::swap(S, next);
+        std::swap(X, next);
       }
-      if (htp) std::copy(S.begin(), S.end(), htp + at0);
+      if (lastp) std::copy(X.begin(), X.end(), lastp + at0);
     }
+}
+
+// The shapes both scans take: L or M [Nseg, H, K, V], Phi [Nseg, H, K, K], the sequences' state
+// (h0 or dht) [N, H, K, V] if defined; CPU, contiguous, one float dtype.
+void check_scan_operands(const char* who, const Tensor& seq_state, const char* seq_name, const Tensor& local,
+                         const char* local_name, const Tensor& Phi, const std::vector<int64_t>& seg_first) {
+  REWY_CHECK(!seg_first.empty() && seg_first[0] == 0, "{}: seg_first must start at 0", who);
+  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+    REWY_CHECK(seg_first[n] <= seg_first[n + 1], "{}: seg_first must not decrease", who);
+  const int64_t N = int64_t(seg_first.size()) - 1, Nseg = seg_first.back();
+  REWY_CHECK(local.dim() == 4 && local.size(0) == Nseg, "{}: {} must be [{}, H, K, V], got {}", who, local_name, Nseg,
+             local.str());
+  const int64_t H = local.size(1), K = local.size(2), V = local.size(3);
+  const DType dt = local.dtype();
+  REWY_CHECK(dt == DType::F32 || dt == DType::F64, "{}: f32 or f64 on the CPU, got {}", who, local.str());
+  auto expect = [&](const Tensor& t, const Shape& shape, const char* what) {
+    REWY_CHECK(t.device().is_cpu() && t.dtype() == dt && t.shape() == shape && t.is_contiguous(),
+               "{}: {} must be a contiguous CPU {} tensor of shape [{}, {}, {}, {}], got {}", who, what, dtype_name(dt),
+               shape[0], shape[1], shape[2], shape[3], t.str());
+  };
+  expect(local, {Nseg, H, K, V}, local_name);
+  expect(Phi, {Nseg, H, K, K}, "Phi");
+  if (seq_state.defined()) expect(seq_state, {N, H, K, V}, seq_name);
 }
 
 }  // namespace
 
+void scan_segments_reverse(const Tensor& dht, const Tensor& M, const Tensor& Phi, const std::vector<int64_t>& seg_first,
+                           Tensor& dH_out, Tensor* dh0) {
+  check_scan_operands("scan_segments_reverse", dht, "dht", M, "M", Phi, seg_first);
+  const int64_t N = int64_t(seg_first.size()) - 1, H = M.size(1), K = M.size(2), V = M.size(3);
+  dH_out = Tensor::empty({seg_first.back(), H, K, V}, M.dtype());
+  if (dh0) *dh0 = Tensor::empty({N, H, K, V}, M.dtype());
+  if (M.dtype() == DType::F64) scan_as<double, true>(dht, M, Phi, seg_first, dH_out, dh0);
+  else scan_as<float, true>(dht, M, Phi, seg_first, dH_out, dh0);
+}
+
 void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const std::vector<int64_t>& seg_first,
                    Tensor& H_in, Tensor* ht) {
-  REWY_CHECK(!seg_first.empty() && seg_first[0] == 0, "scan_segments: seg_first must start at 0");
-  const int64_t N = int64_t(seg_first.size()) - 1, Nseg = seg_first.back();
-  REWY_CHECK(L.dim() == 4 && L.size(0) == Nseg, "scan_segments: L must be [{}, H, K, V], got {}", Nseg, L.str());
-  const int64_t H = L.size(1), K = L.size(2), V = L.size(3);
+  check_scan_operands("scan_segments", h0, "h0", L, "L", Phi, seg_first);
+  const int64_t N = int64_t(seg_first.size()) - 1, H = L.size(1), K = L.size(2), V = L.size(3);
   const DType dt = L.dtype();
-  REWY_CHECK(dt == DType::F32 || dt == DType::F64, "scan_segments: f32 or f64 on the CPU, got {}", L.str());
-  auto expect = [&](const Tensor& t, const Shape& shape, const char* what) {
-    REWY_CHECK(t.device().is_cpu() && t.dtype() == dt && t.shape() == shape && t.is_contiguous(),
-               "scan_segments: {} must be a contiguous CPU {} tensor of shape [{}, {}, {}, {}], got {}", what,
-               dtype_name(dt), shape[0], shape[1], shape[2], shape[3], t.str());
-  };
-  expect(L, {Nseg, H, K, V}, "L");
-  expect(Phi, {Nseg, H, K, K}, "Phi");
-  if (h0.defined()) expect(h0, {N, H, K, V}, "h0");
-  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-    REWY_CHECK(seg_first[n] <= seg_first[n + 1], "scan_segments: seg_first must not decrease");
-  H_in = Tensor::empty({Nseg, H, K, V}, dt);
+  H_in = Tensor::empty({seg_first.back(), H, K, V}, dt);
   if (ht) *ht = Tensor::empty({N, H, K, V}, dt);
-  if (dt == DType::F64) scan_segments_as<double>(h0, L, Phi, seg_first, H_in, ht);
-  else scan_segments_as<float>(h0, L, Phi, seg_first, H_in, ht);
+  if (dt == DType::F64) scan_as<double, false>(h0, L, Phi, seg_first, H_in, ht);
+  else scan_as<float, false>(h0, L, Phi, seg_first, H_in, ht);
 }
 
 }  // namespace rewy::delta

@@ -38,4 +38,14 @@ SegmentLayout segment_layout(const Dims& d, int chunk, int segments);
 void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const std::vector<int64_t>& seg_first,
                    Tensor& H_in, Tensor* ht);
 
+// The backward's scan, last segment first. ∂H, the state's gradient, runs the transposed map:
+// ∂H_in(s) = Φ_sᵀ ∂H_out(s) + M_s, M_s [K][V] the segment's ∂H_in from ∂H_out = 0 (its own
+// outputs' gradients alone; the terms ∂H gathers from a chunk's outputs do not depend on the
+// state). From ∂H_out(last) = dht: dht [N, H, K, V] or undefined (zeros), M [Nseg, H, K, V], Phi
+// [Nseg, H, K, K] as scan_segments' -> dH_out [Nseg, H, K, V] (each segment's ∂H at its end: the
+// dht of its own backward) and, where dh0 is given, the sequences' ∂h0 [N, H, K, V] (dht for an
+// empty sequence).
+void scan_segments_reverse(const Tensor& dht, const Tensor& M, const Tensor& Phi, const std::vector<int64_t>& seg_first,
+                           Tensor& dH_out, Tensor* dh0);
+
 }  // namespace rewy::delta

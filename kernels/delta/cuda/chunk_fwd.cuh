@@ -1305,14 +1305,21 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // barrier before K̄ᵀE stays (the state is held by rows). In the unfused output pass (KDA's and
 // GDN2's at V-slices of 128 where they read W and U; experiment `uhalf`) the same halves of
 // E = U − W H, Q̂ H and O: the step's chain loses half of P E.
+// MAP (the segment scan's map pass, Config::scan_segments; kernels/delta/segments.h): the fused
+// replay's step (OUTPUT false, STORE true) without its stores, the call's sequences being
+// segments; blockIdx.z = 0 runs each segment from zero (p.h0 null) to its end state L in p.ht,
+// z = 1 from the identity with v taken as 0 to its map Φ in p.seg_maps.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          bool FHALF = false, bool KFUSE = false>
+          bool FHALF = false, bool KFUSE = false, bool MAP = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
   static_assert(!KFUSE || (VT<VAR>::vec_gate && OUTPUT && !STORE && !CLUSTER && !BESIDE && BV % 64 == 0),
                 "KFUSE: the Recompute forward of channel gates, wy_prep before it");
   constexpr bool kFused = fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE;
+  static_assert(!MAP || (fused_replay(VAR, K, V, OUTPUT, STORE, BV) && K == V && !CLUSTER && !SGATE && !BESIDE && !FHALF &&
+                         !KFUSE),
+                "MAP: the fused replay's step, Φ a K×K state");
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
@@ -1329,15 +1336,24 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   const int n = blk.n, h = blk.h, v0 = blk.v0, wgi = blk.wgi, srow0 = blk.srow0;
   const bool holds_state = blk.holds_state;
   const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
+  if constexpr (MAP)
+    if (p.seg_last && p.seg_last[n]) return;  // no final state kept: the last segment's map serves nothing
 
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
-  if constexpr (STORE && !OUTPUT) pdl_launch_dependents();
+  if constexpr (STORE && !OUTPUT && !MAP) pdl_launch_dependents();
   if constexpr (BESIDE) pdl_launch_dependents();  // (seq_chunk_loop and step acquire wy_prep's flags)
   const int c_first = BESIDE ? p.seq_chunk[n] : 0;
   const int c_count = BESIDE ? p.seq_chunk[n + 1] - c_first : 0;
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
-  blk.load_state(Hacc, p.h0);
+  if constexpr (MAP) {  // z = 1: Φ, from the identity (v as 0 below)
+    if (blockIdx.z == 1)
+      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { x = holds_state && srow0 + r == v0 + cc ? 1.f : 0.f; });
+    else
+      blk.load_state(Hacc, p.h0);
+  } else {
+    blk.load_state(Hacc, p.h0);
+  }
 
   phase_start(p.phase_cycles);
   auto step = [&](int c, char* st) {
@@ -1360,7 +1376,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (!HEND || c == c_first) {
       if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
         wg::store_transposed<BV>(Hacc, Ht, srow0);
-        if constexpr (STORE) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+        if constexpr (STORE && !MAP) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
       }
       wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
       __syncthreads();
@@ -1391,7 +1407,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
 #pragma unroll
           for (int hh = 0; hh < 2; ++hh) {
             const int r = r0 + 8 * hh, cc = col0 + 8 * j + 2 * q;
-            const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(Us + wg::tile_offset<kChunk>(r, cc)));
+            float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(Us + wg::tile_offset<kChunk>(r, cc)));
+            if constexpr (MAP) vf = blockIdx.z == 1 ? make_float2(0.f, 0.f) : vf;  // Φ: v as 0
             const float g = hh ? g_hi : g_lo;
             a[4 * j + 2 * hh] = vf.x - g * a[4 * j + 2 * hh];
             a[4 * j + 2 * hh + 1] = vf.y - g * a[4 * j + 2 * hh + 1];
@@ -1424,7 +1441,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (KFUSE) warpgroup_sync(1 + wgi);  // the warpgroup's half of Dᵀ is read: Eᵀ's goes there
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
-      if constexpr (STORE) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
+      if constexpr (STORE && !MAP) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
       wg::fence_smem_writes();
       if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
@@ -1497,7 +1514,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if (threadIdx.x == 0) prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
-    if constexpr (STORE && !OUTPUT) count_step(p, kReplayPass, c, h);
+    if constexpr (STORE && !OUTPUT && !MAP) count_step(p, kReplayPass, c, h);
     phase_mark(p.phase_cycles, 3);
   };
   if constexpr (CLUSTER)
@@ -1505,15 +1522,70 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
                                            V / BV, step);
   else
     seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
-  if (holds_state && p.ht)
+  if constexpr (MAP) {
+    float* const ht = blockIdx.z == 1 ? p.seg_maps : p.ht;  // (Φ is a [K][K] state, K = V)
+    if (holds_state && ht)
+      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { ht[state_at + int64_t(r) * V + cc] = x; });
+  } else if (holds_state && p.ht) {
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
+  }
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false,
-          bool KFUSE = false>
+          bool KFUSE = false, bool MAP = false>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP>(p, nullptr);
+}
+
+// The segment scan's scan over segments (SegmentScanParams): a CTA of K threads per (sequence,
+// head, CS columns of V), thread r holding row r of the state's columns in fp32, the state's
+// columns in shared memory for the products: per segment, K × CS × K multiply-adds, Φ_s's row r
+// read by thread r. Sequential in the segments of a sequence (few: Config::scan_segments), so a
+// CTA's time is its segments' count times one K×K by K×CS product.
+template <int K, int V, int CS>
+__global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams a) {
+  static_assert(CS % 4 == 0 && V % CS == 0, "16-byte column pieces");
+  __shared__ __align__(16) float Hs[K][CS];
+  const int n = blockIdx.x / a.H, h = blockIdx.x % a.H, c0 = blockIdx.y * CS, r = threadIdx.x;
+  float acc[CS];
+  const float* const h0 = a.h0 ? a.h0 + ((int64_t(n) * a.H + h) * K + r) * V + c0 : nullptr;
+#pragma unroll
+  for (int j = 0; j < CS; ++j) acc[j] = h0 ? h0[j] : 0.f;
+  const int s_end = a.seg_first[n + 1];
+  for (int s = a.seg_first[n]; s < s_end; ++s) {
+    const int64_t at = ((int64_t(s) * a.H + h) * K + r) * V + c0;
+#pragma unroll
+    for (int j = 0; j < CS; j += 4) {
+      const float4 x = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
+      *reinterpret_cast<float4*>(a.H_in + at + j) = x;
+      *reinterpret_cast<float4*>(&Hs[r][j]) = x;
+    }
+    if (s + 1 == s_end && !a.ht) break;  // (the map pass left the last segment's L and Φ out)
+    __syncthreads();
+    const float4* const phi = reinterpret_cast<const float4*>(a.Phi + ((int64_t(s) * a.H + h) * K + r) * K);
+#pragma unroll
+    for (int j = 0; j < CS; j += 4) {
+      const float4 l = *reinterpret_cast<const float4*>(a.L + at + j);
+      acc[j] = l.x, acc[j + 1] = l.y, acc[j + 2] = l.z, acc[j + 3] = l.w;
+    }
+#pragma unroll 4
+    for (int k4 = 0; k4 < K / 4; ++k4) {
+      const float4 f = __ldg(phi + k4);
+      const float fk[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int j = 0; j < CS; ++j) acc[j] = fmaf(fk[e], Hs[4 * k4 + e][j], acc[j]);
+    }
+    __syncthreads();  // Hs is rewritten by the next segment
+  }
+  if (a.ht) {
+    float* const out = a.ht + ((int64_t(n) * a.H + h) * K + r) * V + c0;
+#pragma unroll
+    for (int j = 0; j < CS; j += 4)
+      *reinterpret_cast<float4*>(out + j) = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
+  }
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

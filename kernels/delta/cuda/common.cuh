@@ -149,6 +149,26 @@ struct DeltaParams {
   unsigned* prep_done = nullptr;
   const int4* prep_items = nullptr;
   bool prep_stall_for_test = false;  // wy_prep flags prep_done's second copy (REWY_TEST_STALL_PREP)
+  // The segment scan's map pass (Config::scan_segments; state_fwd's MAP): each segment's
+  // homogeneous map Φ, its end state from the identity with v = 0 [num_seqs][H][K][K] (K = V; the
+  // segments are the call's sequences), beside its end state from zero in ht.
+  float* seg_maps = nullptr;
+  // ... and where the call keeps no final state, each segment's flag [num_seqs], 1 where it ends
+  // its sequence: its map serves only the final state, so its CTAs leave at once.
+  const int* seg_last = nullptr;
+};
+
+// The segment scan's scan over segments (Config::scan_segments; kernels/delta/segments.h, whose
+// scan_segments is the CPU twin): for each sequence of the call, H_in of its first segment = h0
+// (zeros where null), H_in(s + 1) = Φ_s H_in(s) + L_s, and ht = the state after its last.
+struct SegmentScanParams {
+  int N = 0, H = 0;                  // the call's sequences, heads
+  const int* seg_first = nullptr;    // [N + 1]: sequence n's segments [seg_first[n], seg_first[n + 1])
+  const float* h0 = nullptr;         // [N][H][K][V] or null
+  float* L = nullptr;                // [num segments][H][K][V]: each segment's end state from zero (the map pass's)
+  float* Phi = nullptr;              // [num segments][H][K][K]: each segment's map (the map pass's)
+  float* H_in = nullptr;             // [num segments][H][K][V]
+  float* ht = nullptr;               // [N][H][K][V] or null
 };
 
 constexpr int kMaxPhases = 8;

@@ -18,6 +18,7 @@
 #include "kernels/delta/cuda/launch.h"
 #include "kernels/delta/cuda/state_slices.h"
 #include "kernels/delta/cuda/tma.cuh"
+#include "kernels/delta/segments.h"
 
 namespace rewy::delta::cuda_impl {
 namespace {
@@ -341,6 +342,7 @@ std::atomic<int64_t> g_overlapped_backwards{0};
 std::atomic<int64_t> g_prep_beside_forwards{0};
 std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
 std::atomic<int64_t> g_fused_channel_forwards{0};
+std::atomic<int64_t> g_segment_scan_forwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -376,6 +378,50 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
   return std::min<int>(fwd.bv, int(d.V)) % 64 == 0 && bwd_slice % 64 == 0;
 }
 
+// Config::scan_segments: how many segments the forward cuts each sequence into (1: none). Where
+// it applies: the Recompute forward of DeltaNet and GDN at K = V = 128 whose passes can take
+// V-slices of 64 or 128 (the fused forms the map pass and the scan build on). REWY_EXPERIMENTS=
+// segscan's count, where wy_prep would run beside the pass (at most 64 pairs × 64-column slices):
+// segments × pairs near 128 (one 128-wide output pass CTA an SM, the map pass's two a segment),
+// at least 8 chunks a segment (the longest sequence's count decides); segscan64 and segscan256
+// aim at 64 and 256 segment-head pairs instead (to time the count).
+int scan_segment_count(const Config& cfg, const Dims& d, int var) {
+  if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
+      (cfg.state_slice != 0 && cfg.state_slice < 64))
+    return 1;
+  int64_t longest = 0;
+  for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
+  if (longest < 2) return 1;
+  if (cfg.scan_segments != 0) return std::max(cfg.scan_segments, 1);
+  const int64_t pairs = d.N * d.H;
+  const int64_t target = experiment("segscan", var)      ? 128
+                         : experiment("segscan64", var)  ? 64
+                         : experiment("segscan256", var) ? 256
+                                                         : 0;
+  if (target == 0 || pairs == 0 || pairs * (d.V / 64) > 64) return 1;
+  const int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
+  return count >= 2 ? int(count) : 1;
+}
+
+// A segment layout's index on dev, i32: seg_first [N + 1], then each segment's flag, 1 where it
+// ends its sequence [num segments] (SegmentScanParams::seg_first, DeltaParams::seg_last); uploaded
+// the first time that layout meets the device (as make_chunk_table's tables).
+Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const Stream& s) {
+  static std::mutex mu;
+  static std::map<std::pair<int, std::vector<int64_t>>, Tensor> cache;
+  std::lock_guard<std::mutex> g(mu);
+  auto key = std::make_pair(dev.index, seg_first);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 64) cache.clear();
+  std::vector<double> v(seg_first.begin(), seg_first.end());
+  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+    for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
+  const Tensor t = Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
+  cache.emplace(std::move(key), t);
+  return t;
+}
+
 }  // namespace
 
 // The Recompute backward's replay state pass forms E from 𝒯 Diag(β), k and v where nothing
@@ -394,6 +440,67 @@ static bool replay_forms_no_w(const Config& cfg, const Dims& d, const LaunchInfo
   return replay_fused(cfg, d, li) && std::min<int>(li.bwd_bv, int(d.V)) % 64 == 0;
 }
 
+// The forward by the segment scan (Config::scan_segments; scan_segment_count says where): the
+// kernels run on the segments as the call's sequences (launch_segmented_forward). Segments end at
+// chunk boundaries, so the chunks and every per-chunk tensor are those of the whole sequences: the
+// Recompute backward takes what this keeps (𝒯, P, 𝒯 Diag(β), e^γ, GDN's row gates: the fused
+// forward's set) with the call's own layout.
+static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, const Dims& d, int segments, Device dev,
+                                       const Stream& s) {
+  const SegmentLayout sl = segment_layout(d, kChunk, segments);
+  const ChunkTable ct = make_chunk_table(sl.dims, dev, s);
+  const int var = variant_id(cfg.variant);
+  LaunchInfo li = launch_info(cfg, sl.dims, s, Pass::Forward);
+  li.bv = std::max(li.bv, 64);  // the fused forms' whole panels
+  REWY_CHECK(ct.num_chunks > 0 && fused_wu(var, true, false, li.bv) && fused_replay(var, int(d.K), int(d.V), false, true, li.bv),
+             "the segment scan needs DeltaNet's or GDN's fused forward at K = V = 128");
+  g_segment_scan_forwards.fetch_add(1, std::memory_order_relaxed);
+
+  ForwardResult r;
+  Saved& sv = r.saved;
+  sv.policy = cfg.policy;
+  sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s);
+  r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
+  if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
+  DeltaParams p = base_params(sl.dims, in, ct, resolve_scale(cfg, d));
+  bind_intermediates(p, sv);
+  p.o = ptr<bf16_t>(r.o);
+  p.error_flag = error_words(dev.index).device;
+  const Tensor Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+  p.Tbeta = ptr<bf16_t>(Tbeta);
+  Tensor gate_rows;
+  if (fused_gate(var, true, false, li.bv)) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+
+  const int64_t segs = sl.dims.N;
+  const Tensor L = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  const Tensor Phi = Tensor::empty({segs, d.H, d.K, d.K}, DType::F32, dev, &s);
+  const Tensor H_in = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  const Tensor index = segment_index(sl.seg_first, dev, s);
+  if (!r.ht.defined()) p.seg_last = ptr<int>(index) + (d.N + 1);
+  SegmentScanParams sc;
+  sc.N = int(d.N);
+  sc.H = int(d.H);
+  sc.seg_first = ptr<int>(index);
+  sc.h0 = ptr<float>(in.h0);
+  sc.L = ptr<float>(L);
+  sc.Phi = ptr<float>(Phi);
+  sc.H_in = ptr<float>(H_in);
+  sc.ht = ptr<float>(r.ht);
+  dispatch_variant(cfg.variant, [&](auto vc) { launch_segmented_forward<decltype(vc)::value>(p, li, sc); });
+
+  r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
+  const Tensor Tinv = sv.Tinv, P = sv.P, gexp = sv.gexp;
+  sv = Saved{};
+  sv.policy = cfg.policy;
+  sv.Tinv = Tinv;
+  sv.P = P;
+  sv.Tbeta = Tbeta;
+  sv.gexp = gexp;
+  sv.gate_rows = gate_rows;
+  return r;
+}
+
 ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const Device dev = in_raw.q.device();
   require_supported_gpu(dev);
@@ -402,6 +509,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   raise_earlier_errors(dev.index);
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
+  if (const int segments = scan_segment_count(cfg, d, variant_id(cfg.variant)); segments > 1)
+    return segmented_forward(cfg, in, d, segments, dev, s);
   const ChunkTable ct = make_chunk_table(d, dev, s);
 
   ForwardResult r;
@@ -680,5 +789,6 @@ int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_
 int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
 int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }
 int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::memory_order_relaxed); }
+int64_t segment_scan_forwards() { return g_segment_scan_forwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

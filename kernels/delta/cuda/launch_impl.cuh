@@ -441,6 +441,30 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps
   }
 }
 
+// The segment scan's map pass (state_fwd's MAP): every segment's (the call's sequences') end
+// state from zero and map from the identity, z = 0 and z = 1 of one grid (one CTA an SM at BV = V
+// = 128, the replay's layout).
+template <int VAR, int K, int V, int BV>
+void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
+  constexpr auto kKernel = state_fwd_kernel<VAR, K, V, BV, false, true, false, false, false, false, true>;
+  constexpr size_t kSmem = StateFwdLayout<VAR, K, V, BV, false, true>::total;
+  static const std::string name = kname("state_fwd_maps", VAR, K, V, BV);
+  static const bool once = (set_smem(kKernel, kSmem, name), true);
+  (void)once;
+  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
+    launch_kernel(kKernel, dim3(q.num_seqs * (V / BV), q.H, 2), kThreads, kSmem, s, q, false);
+  });
+}
+
+// The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA.
+template <int K, int V>
+void launch_segment_scan(const SegmentScanParams& a, cudaStream_t s) {
+  constexpr int kCS = 16;
+  if (a.N * a.H == 0) return;
+  static const std::string name = "segment_scan<" + std::to_string(K) + "," + std::to_string(V) + ">";
+  timed_launch(name, s, [&] { segment_scan_kernel<K, V, kCS><<<dim3(a.N * a.H, V / kCS), K, 0, s>>>(a); });
+}
+
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
 // MN-major wgmma operand only in whole 64-column panels).
 template <int VAR, int K, int V, int BV>
@@ -667,6 +691,37 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   });
 }
 
+// The segment scan (Config::scan_segments; p's sequences are the segments, sc's N the call's
+// sequences): the fused wy_prep, the map pass (L, Φ), the scan over segments (H_in, ht), then the
+// output pass of every segment from its H_in. DeltaNet's and GDN's fused forms at K = V = 128, the
+// output pass at V-slices of 64 or 128 (delta_cuda.cu's forward takes it only there). The map pass
+// runs whole-V slices: at 64 its kernel would share the replay pass's stage code at 64, and GDN's
+// replay kernel compiled differently beside it (1624 -> 1640 instructions, another inlining).
+template <int VAR>
+void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc) {
+  dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
+    constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
+    if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
+      REWY_CHECK(p.Tbeta && !p.prep_done, "the segment scan: the fused forward's wy_prep, not beside the pass");
+      launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, false);
+      DeltaParams maps = p;
+      maps.h0 = nullptr;
+      maps.ht = sc.L;
+      maps.seg_maps = sc.Phi;
+      launch_state_maps<VAR, K, V, V>(maps, li.stream);
+      launch_segment_scan<K, V>(sc, li.stream);
+      DeltaParams out = p;
+      out.h0 = sc.H_in;
+      out.ht = nullptr;
+      launch_state_fwd<VAR, K, V, BV, true, false>(out, li.stream);
+    } else {
+      REWY_FAIL("the segment scan runs DeltaNet's and GDN's fused forward at K = V = 128 and V-slices of 64 or 128, "
+                "not {} at K = {}, V = {}, slices of {}",
+                variant_name(VAR), K, V, BV);
+    }
+  });
+}
+
 template <int VAR>
 void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
@@ -693,6 +748,10 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
 #define REWY_DELTA_INSTANTIATE(VAR)                                                                              \
   namespace rewy::delta::cuda_impl {                                                                             \
   template <> void launch_forward<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_forward_impl<VAR>(p, li); } \
+  template <> void launch_segmented_forward<VAR>(const DeltaParams& p, const LaunchInfo& li,                    \
+                                                 const SegmentScanParams& sc) {                                  \
+    launch_segmented_forward_impl<VAR>(p, li, sc);                                                               \
+  }                                                                                                              \
   template <> void launch_replay<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_replay_impl<VAR>(p, li); }   \
   template <> void launch_backward<VAR>(const DeltaParams& p, const LaunchInfo& li, bool rewy) {               \
     launch_backward_impl<VAR>(p, li, rewy);                                                                      \

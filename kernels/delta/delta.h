@@ -141,9 +141,9 @@ struct Config {
   // then one pass over every segment forms its end state from zero and its map from the identity,
   // a scan over each sequence's segments gives their start states, and the output pass runs every
   // segment from its own: two chains of T / (64 S) steps in place of one of T / 64, the first on
-  // twice the columns. 0: off, unless REWY_EXPERIMENTS=segscan (or segscan64, segscan256), which
-  // picks the count where wy_prep would run beside the pass (segments × pairs near 128, or 64, 256;
-  // at least 8 chunks a segment); 1: off;
+  // twice the columns, three passes' work in place of one: it can pay only with few pairs. 0: off,
+  // unless REWY_EXPERIMENTS=segscan (or segscan64, segscan32p), which picks the count at up to 16
+  // (sequence, head) pairs (segments × pairs near 128, or 64; at least 8 chunks a segment); 1: off;
   // S > 1: S segments wherever it applies (not for KDA, GDN2, K or V of 64, Save, slices of 16-32).
   int scan_segments = 0;
 };

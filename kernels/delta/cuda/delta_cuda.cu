@@ -380,11 +380,14 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 
 // Config::scan_segments: how many segments the forward cuts each sequence into (1: none). Where
 // it applies: the Recompute forward of DeltaNet and GDN at K = V = 128 whose passes can take
-// V-slices of 64 or 128 (the fused forms the map pass and the scan build on). REWY_EXPERIMENTS=
-// segscan's count, where wy_prep would run beside the pass (at most 64 pairs × 64-column slices):
-// segments × pairs near 128 (one 128-wide output pass CTA an SM, the map pass's two a segment),
-// at least 8 chunks a segment (the longest sequence's count decides); segscan64 and segscan256
-// aim at 64 and 256 segment-head pairs instead (to time the count).
+// V-slices of 64 or 128 (the fused forms the map pass and the scan build on). The segment scan
+// does three passes' work (L, Φ, the output) where the sequential forward does one, all of it on
+// full SMs: counted from the many-pair passes' throughput (about 3.7-4 SM·µs a chunk-head step at
+// slices of 128), it pays only where one pass's chain is several times its work, about 16 pairs
+// or fewer (docs/perf-delta.md, "Fiftieth session"). REWY_EXPERIMENTS=segscan: at most 16 pairs,
+// segments × pairs near 128 (one 128-wide output pass CTA an SM), at least 8 chunks a segment (the
+// longest sequence's count decides); segscan64: near 64 segment-head pairs (the map pass in one
+// wave); segscan32p: segscan's count at up to 32 pairs (where the count says it loses: to check it).
 int scan_segment_count(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
       (cfg.state_slice != 0 && cfg.state_slice < 64))
@@ -394,11 +397,9 @@ int scan_segment_count(const Config& cfg, const Dims& d, int var) {
   if (longest < 2) return 1;
   if (cfg.scan_segments != 0) return std::max(cfg.scan_segments, 1);
   const int64_t pairs = d.N * d.H;
-  const int64_t target = experiment("segscan", var)      ? 128
-                         : experiment("segscan64", var)  ? 64
-                         : experiment("segscan256", var) ? 256
-                                                         : 0;
-  if (target == 0 || pairs == 0 || pairs * (d.V / 64) > 64) return 1;
+  const bool upto32 = experiment("segscan32p", var);
+  const int64_t target = experiment("segscan", var) || upto32 ? 128 : experiment("segscan64", var) ? 64 : 0;
+  if (target == 0 || pairs == 0 || pairs > (upto32 ? 32 : 16)) return 1;
   const int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
   return count >= 2 ? int(count) : 1;
 }

@@ -20,9 +20,9 @@ namespace rewy::delta::cuda_impl {
 // launch_state_fwd_as); ld68sh (the shared and overlapped wy_prep at kLdA's pitch: launch_prep);
 // nokfuse (KDA's Recompute forward with W and U from wy_prep_split: delta_cuda.cu's forward);
 // g2fuse (GDN2's Recompute forward forming E in the state pass: the same place); uhalf (the
-// unfused output pass by column halves at V-slices of 128: launch_state_fwd_as); segscan
-// (DeltaNet's and GDN's few-pair Recompute forward by the segment scan: delta_cuda.cu's
-// scan_segment_count);
+// unfused output pass by column halves at V-slices of 128: launch_state_fwd_as); segscan,
+// segscan64, segscan32p (DeltaNet's and GDN's few-pair Recompute forward by the segment scan:
+// delta_cuda.cu's scan_segment_count);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -111,6 +111,40 @@ TEST_P(SegmentScan, ReproducesTheWholeForward) {
   }
 }
 
+// The two-pass form (docs/perf-delta.md, "Fiftieth session"): each segment's outputs from a zero
+// start plus Y H_in, Y the homogeneous pass's own outputs (from the identity with v = 0: s (Q̂ −
+// P W) Φ_c by chunk), give the whole forward's outputs without a second output pass.
+TEST_P(SegmentScan, OutputCorrectionReproducesTheWholeForward) {
+  const test::Case c = segment_case(GetParam());
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
+  const test::Problem p = test::make_problem(c, seed);
+  const Config cfg = test::config(c.variant, Impl::Chunk);
+  const ForwardResult whole = forward(cfg, p.in);
+  for (int segments : {2, 3, 5}) {
+    const Pieces s = segment_pieces(cfg, p.in, segments);
+    const Tensor local_o = forward(cfg, s.local).o;  // [1, T, H, V]
+    Inputs homogeneous = s.local;
+    homogeneous.v = Tensor::zeros(p.in.v.shape(), DType::F64);
+    homogeneous.h0 = identity_states(s.sl.dims.N, c.H, c.K);
+    const Tensor Y = forward(cfg, homogeneous).o;  // [1, T, H, K] (K = V)
+    Tensor o = local_o.clone();
+    double* const op = o.data<double>();
+    const double* const yp = Y.data<double>();
+    const double* const hp = s.H_in.data<double>();
+    for (int64_t seg = 0; seg < s.sl.dims.N; ++seg)
+      for (int64_t t = s.sl.dims.seq_start[seg]; t < s.sl.dims.seq_start[seg + 1]; ++t)
+        for (int64_t h = 0; h < c.H; ++h)
+          for (int64_t v = 0; v < c.V; ++v) {
+            double acc = 0;
+            for (int64_t k = 0; k < c.K; ++k) acc += yp[(t * c.H + h) * c.K + k] * hp[((seg * c.H + h) * c.K + k) * c.V + v];
+            op[(t * c.H + h) * c.V + v] += acc;
+          }
+    EXPECT_LE(test::rel_err(o, whole.o), 1e-12) << segments << " segments";
+    EXPECT_GT(test::rel_err(local_o, whole.o), 1e-3) << segments << " segments";
+  }
+}
+
 // The backward by the same cut: each segment's ∂H at its start from a zero ∂H at its end (M, its
 // own outputs' gradients alone), the reverse scan ∂H_in(s) = Φ_sᵀ ∂H_out(s) + M_s from dht, then
 // every segment's backward from its start state (the forward scan's) with its ∂H_out give the

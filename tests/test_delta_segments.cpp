@@ -68,11 +68,12 @@ test::Case segment_case(Variant variant) {
 
 // What the segment scan forms of a problem cut into `segments`: the layout, the inputs with the
 // segments as sequences and no initial state, each segment's end state from zero (L) and map (Φ:
-// from the identity with v = 0), and each segment's start state (the scan's).
+// from the identity with v = 0) with that homogeneous pass's outputs (Y [1, T, H, K]), and each
+// segment's start state (the scan's).
 struct Pieces {
   SegmentLayout sl;
   Inputs local;
-  Tensor L, Phi, H_in, ht;
+  Tensor L, Phi, Y, H_in, ht;
 };
 Pieces segment_pieces(const Config& cfg, const Inputs& in, int segments) {
   Pieces s;
@@ -84,13 +85,36 @@ Pieces segment_pieces(const Config& cfg, const Inputs& in, int segments) {
   Inputs homogeneous = s.local;
   homogeneous.v = Tensor::zeros(in.v.shape(), DType::F64);
   homogeneous.h0 = identity_states(s.sl.dims.N, in.q.size(2), in.q.size(3));
-  s.Phi = forward(cfg, homogeneous).ht;
+  const ForwardResult hom = forward(cfg, homogeneous);
+  s.Phi = hom.ht;
+  s.Y = hom.o;
   scan_segments(in.h0, s.L, s.Phi, s.sl.seg_first, s.H_in, &s.ht);
   return s;
 }
 
 class SegmentScan : public testing::TestWithParam<Variant> {};
 
+// Each segment's outputs from zero plus Y H_in (the two-pass form in docs/perf-delta.md's
+// "Fiftieth session": no second output pass), [1, T, H, V] like o.
+Tensor corrected_outputs(const Pieces& s, const Tensor& local_o) {
+  const int64_t H = local_o.size(2), V = local_o.size(3), K = s.Y.size(3);
+  Tensor o = local_o.clone();
+  double* const op = o.data<double>();
+  const double* const yp = s.Y.data<double>();
+  const double* const hp = s.H_in.data<double>();
+  for (int64_t seg = 0; seg < s.sl.dims.N; ++seg)
+    for (int64_t t = s.sl.dims.seq_start[seg]; t < s.sl.dims.seq_start[seg + 1]; ++t)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t v = 0; v < V; ++v) {
+          double acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += yp[(t * H + h) * K + k] * hp[((seg * H + h) * K + k) * V + v];
+          op[(t * H + h) * V + v] += acc;
+        }
+  return o;
+}
+
+// The segments' forwards from their scanned starts give the whole forward's outputs and final
+// state; so do their outputs from zero corrected by Y H_in.
 TEST_P(SegmentScan, ReproducesTheWholeForward) {
   const test::Case c = segment_case(GetParam());
   const uint64_t seed = test::fresh_seed();
@@ -106,42 +130,10 @@ TEST_P(SegmentScan, ReproducesTheWholeForward) {
     from_starts.h0 = s.H_in;
     EXPECT_LE(test::rel_err(forward(cfg, from_starts).o, whole.o), 1e-12) << what;
     EXPECT_LE(test::rel_err(s.ht, whole.ht), 1e-12) << what;
+    const Tensor local_o = forward(cfg, s.local).o;
+    EXPECT_LE(test::rel_err(corrected_outputs(s, local_o), whole.o), 1e-12) << what << ", corrected";
     // The segments' own forwards from zero differ (the scan carries the earlier segments' states).
-    EXPECT_GT(test::rel_err(forward(cfg, s.local).o, whole.o), 1e-3) << what;
-  }
-}
-
-// The two-pass form (docs/perf-delta.md, "Fiftieth session"): each segment's outputs from a zero
-// start plus Y H_in, Y the homogeneous pass's own outputs (from the identity with v = 0: s (Q̂ −
-// P W) Φ_c by chunk), give the whole forward's outputs without a second output pass.
-TEST_P(SegmentScan, OutputCorrectionReproducesTheWholeForward) {
-  const test::Case c = segment_case(GetParam());
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
-  const test::Problem p = test::make_problem(c, seed);
-  const Config cfg = test::config(c.variant, Impl::Chunk);
-  const ForwardResult whole = forward(cfg, p.in);
-  for (int segments : {2, 3, 5}) {
-    const Pieces s = segment_pieces(cfg, p.in, segments);
-    const Tensor local_o = forward(cfg, s.local).o;  // [1, T, H, V]
-    Inputs homogeneous = s.local;
-    homogeneous.v = Tensor::zeros(p.in.v.shape(), DType::F64);
-    homogeneous.h0 = identity_states(s.sl.dims.N, c.H, c.K);
-    const Tensor Y = forward(cfg, homogeneous).o;  // [1, T, H, K] (K = V)
-    Tensor o = local_o.clone();
-    double* const op = o.data<double>();
-    const double* const yp = Y.data<double>();
-    const double* const hp = s.H_in.data<double>();
-    for (int64_t seg = 0; seg < s.sl.dims.N; ++seg)
-      for (int64_t t = s.sl.dims.seq_start[seg]; t < s.sl.dims.seq_start[seg + 1]; ++t)
-        for (int64_t h = 0; h < c.H; ++h)
-          for (int64_t v = 0; v < c.V; ++v) {
-            double acc = 0;
-            for (int64_t k = 0; k < c.K; ++k) acc += yp[(t * c.H + h) * c.K + k] * hp[((seg * c.H + h) * c.K + k) * c.V + v];
-            op[(t * c.H + h) * c.V + v] += acc;
-          }
-    EXPECT_LE(test::rel_err(o, whole.o), 1e-12) << segments << " segments";
-    EXPECT_GT(test::rel_err(local_o, whole.o), 1e-3) << segments << " segments";
+    EXPECT_GT(test::rel_err(local_o, whole.o), 1e-3) << what;
   }
 }
 

@@ -63,21 +63,26 @@ ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
   return ct;
 }
 
-}  // namespace
-
-// Tables are small and reused by every call with the same sequence layout: keep them per device,
-// so that a call does not upload (and synchronise) each time.
-ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
+// A layout's device tables are small and reused by every call with that layout: build(), which
+// uploads (and synchronises), runs once per (device, layout) and T; at most 64 layouts are kept.
+template <class T, class Build>
+T cached_per_layout(int device, const std::vector<int64_t>& layout, Build&& build) {
   static std::mutex mu;
-  static std::map<std::pair<int, std::vector<int64_t>>, ChunkTable> cache;
+  static std::map<std::pair<int, std::vector<int64_t>>, T> cache;
   std::lock_guard<std::mutex> g(mu);
-  auto key = std::make_pair(dev.index, dims.seq_start);
+  auto key = std::make_pair(device, layout);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (cache.size() >= 64) cache.clear();
-  ChunkTable ct = build_chunk_table(dims, dev, s);
-  cache.emplace(std::move(key), ct);
-  return ct;
+  T value = build();
+  cache.emplace(std::move(key), value);
+  return value;
+}
+
+}  // namespace
+
+ChunkTable make_chunk_table(const Dims& dims, Device dev, const Stream& s) {
+  return cached_per_layout<ChunkTable>(dev.index, dims.seq_start, [&] { return build_chunk_table(dims, dev, s); });
 }
 
 namespace {
@@ -406,21 +411,34 @@ int scan_segment_count(const Config& cfg, const Dims& d, int var) {
 
 // A segment layout's index on dev, i32: seg_first [N + 1], then each segment's flag, 1 where it
 // ends its sequence [num segments] (SegmentScanParams::seg_first, DeltaParams::seg_last); uploaded
-// the first time that layout meets the device (as make_chunk_table's tables).
+// once per layout, as the chunk tables are.
 Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const Stream& s) {
-  static std::mutex mu;
-  static std::map<std::pair<int, std::vector<int64_t>>, Tensor> cache;
-  std::lock_guard<std::mutex> g(mu);
-  auto key = std::make_pair(dev.index, seg_first);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= 64) cache.clear();
-  std::vector<double> v(seg_first.begin(), seg_first.end());
-  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-    for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
-  const Tensor t = Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
-  cache.emplace(std::move(key), t);
-  return t;
+  return cached_per_layout<Tensor>(dev.index, seg_first, [&] {
+    std::vector<double> v(seg_first.begin(), seg_first.end());
+    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
+    return Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
+  });
+}
+
+// The Recompute forward's kept set: 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G; the replay
+// rebuilds the rest) and, where Tbeta is given, 𝒯 Diag(β) (the replay's state pass forms E from
+// it: Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5; H200, 2026-12-04,
+// experiment keeptb, docs/measurements/2026-12-04-s42/call4/) with e^γ and GDN's row gates (4 MB
+// at (8, 2048, 16); the same values wy_replay would form, so that the backward runs no wy_replay:
+// 1.010x GDN, 1.004x DeltaNet, forward unchanged; experiment keepgates,
+// docs/measurements/2026-12-04-s43/call1/). Every other tensor of sv is dropped.
+void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows) {
+  Saved kept;
+  kept.policy = sv.policy;
+  kept.Tinv = sv.Tinv;
+  kept.P = sv.P;
+  if (Tbeta.defined()) {
+    kept.Tbeta = Tbeta;
+    kept.gexp = sv.gexp;
+    kept.gate_rows = gate_rows;
+  }
+  sv = kept;
 }
 
 }  // namespace
@@ -491,14 +509,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   dispatch_variant(cfg.variant, [&](auto vc) { launch_segmented_forward<decltype(vc)::value>(p, li, sc); });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
-  const Tensor Tinv = sv.Tinv, P = sv.P, gexp = sv.gexp;
-  sv = Saved{};
-  sv.policy = cfg.policy;
-  sv.Tinv = Tinv;
-  sv.P = P;
-  sv.Tbeta = Tbeta;
-  sv.gexp = gexp;
-  sv.gate_rows = gate_rows;
+  keep_recompute_set(sv, Tbeta, gate_rows);
   return r;
 }
 
@@ -618,25 +629,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
-  if (!save) {  // Recompute keeps 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G); the replay rebuilds the rest
-    const Tensor Tinv = sv.Tinv, P = sv.P, gexp = sv.gexp;
-    sv = Saved{};
-    sv.policy = cfg.policy;
-    sv.Tinv = Tinv;
-    sv.P = P;
-    // 𝒯 Diag(β) too where the pass formed E from it (as much memory as 𝒯): the backward's replay
-    // reads it. Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5 (H200,
-    // 2026-12-04, experiment keeptb, docs/measurements/2026-12-04-s42/call4/).
-    if (Tbeta.defined() && fuses_wu(var)) sv.Tbeta = Tbeta;
-    // e^γ and GDN's row gates too (4 MB at (8, 2048, 16)), the same values wy_replay would form,
-    // so that the backward runs no wy_replay (GDN's formed only these). Recompute backward 1.010x
-    // GDN, 1.004x DeltaNet at shapes 0, 3, 4, 5, forward unchanged (H200, 2026-12-04, experiment
-    // keepgates, docs/measurements/2026-12-04-s43/call1/).
-    if (Tbeta.defined() && fuses_wu(var)) {
-      sv.gexp = gexp;
-      sv.gate_rows = gate_rows;
-    }
-  }
+  // (𝒯 Diag(β) kept only for DeltaNet and GDN, whose replay reads it: KDA's fused form's goes.)
+  if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows);
   return r;
 }
 

@@ -218,15 +218,16 @@ void launch_chunk_parallel(const std::string& name, const char* const (&labels)[
   });
 }
 
-// A sequential kernel (one CTA of kThreads per (sequence, head, V-slice), kSmem bytes of dynamic
-// shared memory): its shared-memory limit raised once per kernel, then a phase-timed launch.
+// A sequential kernel (one CTA of kThreads per (sequence, head, V-slice), and plane: blockIdx.z,
+// the segment scan's map pass's two; kSmem bytes of dynamic shared memory): its shared-memory
+// limit raised once per kernel, then a phase-timed launch.
 template <auto kKernel, size_t kSmem, int N>
 void launch_sequential(const std::string& name, const char* const (&labels)[N], const DeltaParams& p, int slices,
-                       cudaStream_t s, bool beside = false) {
+                       cudaStream_t s, bool beside = false, int planes = 1) {
   static const bool once = (set_smem(kKernel, kSmem, name), true);
   (void)once;
   phase_timed_launch(name, s, p, labels, [&](const DeltaParams& q) {
-    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H), kThreads, kSmem, s, q, beside);
+    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H, planes), kThreads, kSmem, s, q, beside);
   });
 }
 
@@ -446,14 +447,9 @@ void launch_state_fwd(const DeltaParams& p, cudaStream_t s, const tma::StateMaps
 // = 128, the replay's layout).
 template <int VAR, int K, int V, int BV>
 void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
-  constexpr auto kKernel = state_fwd_kernel<VAR, K, V, BV, false, true, false, false, false, false, true>;
-  constexpr size_t kSmem = StateFwdLayout<VAR, K, V, BV, false, true>::total;
   static const std::string name = kname("state_fwd_maps", VAR, K, V, BV);
-  static const bool once = (set_smem(kKernel, kSmem, name), true);
-  (void)once;
-  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
-    launch_kernel(kKernel, dim3(q.num_seqs * (V / BV), q.H, 2), kThreads, kSmem, s, q, false);
-  });
+  launch_sequential<state_fwd_kernel<VAR, K, V, BV, false, true, false, false, false, false, true>,
+                    StateFwdLayout<VAR, K, V, BV, false, true>::total>(name, kStateFwdPhases, p, V / BV, s, false, 2);
 }
 
 // The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA.

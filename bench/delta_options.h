@@ -30,6 +30,7 @@ struct DeltaOptions {
   bool multicast = false;            // Config::multicast_state_tiles = true
   bool unfused_kda_forward = false;  // Config::fuse_kda_forward = false
   int scan_segments = 0;             // Config::scan_segments (0: REWY_EXPERIMENTS=segscan decides; 1: off)
+  bool two_pass_segments = false;    // Config::segment_form = TwoPass
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
@@ -78,6 +79,8 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
       opt.unfused_kda_forward = true;
     } else if (a == "--scan-segments") {
       opt.scan_segments = int_at_least(a, args.value(), 0, "");
+    } else if (a == "--two-pass-segments") {
+      opt.two_pass_segments = true;
     } else if (a == "--flush-mb") {
       opt.flush_mb = int_at_least(a, args.value(), 1, " (MB)");
     } else {

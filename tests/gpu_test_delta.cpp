@@ -495,7 +495,9 @@ TEST(GpuDelta, FusedChannelForward) {
 // chunks), V-slices of 64 and 128, both backwards, two ragged sequences with an initial state and
 // one long sequence (REWY_GPU_TEST_SMALL: the small case, sequences of two chunks and one); without
 // a final state (the last segments' maps left out) the same outputs. Where it does not apply (the
-// Save policy) the forward runs as before.
+// Save policy) the forward runs as before. The two-pass form (Config::segment_form; its kernels
+// run at whole-V slices whatever the slice asked) the same way: the plane pass (first segments
+// from h0, Y and Φ from the identity), the scan, O += Y H_in.
 TEST(GpuDelta, SegmentScanForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -518,28 +520,36 @@ TEST(GpuDelta, SegmentScanForward) {
       const RandomCase dev = to_cuda(c, cuda(0));
       const CpuReference ref = ref_future.get();
       int combo = 0;
-      for (int segments : {2, 3, 5})
-        for (int slice : {64, 128}) {
-          Config cfg;
-          cfg.variant = variant;
-          cfg.scan_segments = segments;
-          cfg.state_slice = slice;
-          cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
-          const int64_t before = segment_scan_forwards();
-          const Outputs out = run_named(cfg, dev);
-          EXPECT_EQ(segment_scan_forwards(), before + 1)
-              << name(variant) << ": no segment scan at " << segments << " segments, slices of " << slice;
-          std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments", name(variant), sp.T,
-                                         sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments);
-          expect_within_twin_bars(out, ref, line, seed);
-          fmt::print("{}\n", line);
-          // Without a final state the last segments' maps are not formed: the same outputs, bit for bit.
-          Config no_ht = cfg;
-          no_ht.output_final_state = false;
-          const ForwardResult f = forward(no_ht, dev.in);
-          EXPECT_FALSE(f.ht.defined());
-          EXPECT_EQ(relative_error(f.o, out.at("o")), 0.0) << line << ": without the final state";
-        }
+      for (SegmentForm form : {SegmentForm::ThreePass, SegmentForm::TwoPass}) {
+        for (int segments : {2, 3, 5})
+          for (int slice : {64, 128}) {
+            const bool two_pass = form == SegmentForm::TwoPass;
+            if (two_pass && slice == 64) continue;  // (the same kernels as at 128)
+            Config cfg;
+            cfg.variant = variant;
+            cfg.scan_segments = segments;
+            cfg.segment_form = form;
+            cfg.state_slice = slice;
+            cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
+            const int64_t before = segment_scan_forwards(), two_before = two_pass_segment_forwards();
+            const Outputs out = run_named(cfg, dev);
+            EXPECT_EQ(segment_scan_forwards(), before + 1)
+                << name(variant) << ": no segment scan at " << segments << " segments, slices of " << slice;
+            EXPECT_EQ(two_pass_segment_forwards(), two_before + (two_pass ? 1 : 0))
+                << name(variant) << ": the two-pass form " << (two_pass ? "did not run" : "ran unasked");
+            std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}", name(variant),
+                                           sp.T, sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments,
+                                           two_pass ? ", two passes" : "");
+            expect_within_twin_bars(out, ref, line, seed);
+            fmt::print("{}\n", line);
+            // Without a final state the last segments' maps are not formed: the same outputs, bit for bit.
+            Config no_ht = cfg;
+            no_ht.output_final_state = false;
+            const ForwardResult f = forward(no_ht, dev.in);
+            EXPECT_FALSE(f.ht.defined());
+            EXPECT_EQ(relative_error(f.o, out.at("o")), 0.0) << line << ": without the final state";
+          }
+      }
       Config save;  // not where it does not apply
       save.variant = variant;
       save.policy = Policy::Save;

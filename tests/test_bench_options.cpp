@@ -51,6 +51,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(d.samples, 30);
   EXPECT_EQ(d.flush_mb, 256);
   EXPECT_EQ(d.scan_segments, 0);
+  EXPECT_FALSE(d.two_pass_segments);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta"}));
 
   const DeltaOptions o =
@@ -58,7 +59,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
              "realistic", "--samples", "7", "--csv", "out.csv", "--state-slice", "32", "--bwd-slice", "64",
              "--grad-warps", "8", "--prep-warps", "16", "--replay-warps", "16", "--prep-overlap",
              "--serial-state-passes", "--serial-grad", "--serial-forward", "--multicast", "--unfused-kda-forward",
-             "--scan-segments", "8", "--flush-mb", "512",
+             "--scan-segments", "8", "--two-pass-segments", "--flush-mb", "512",
              "--benchmark_filter=kda"},
             &rest);
   EXPECT_EQ(o.ops, (std::vector<std::string>{"kda", "gdn2"}));
@@ -76,6 +77,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_TRUE(o.prep_overlap && o.serial_state_passes && o.serial_grad && o.serial_forward && o.multicast &&
               o.unfused_kda_forward);
   EXPECT_EQ(o.scan_segments, 8);
+  EXPECT_TRUE(o.two_pass_segments);
   EXPECT_EQ(o.flush_mb, 512);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta", "--benchmark_filter=kda"}));
 }

@@ -6,6 +6,8 @@
 // (Config::scan_segments) computes with its own passes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,35 +94,46 @@ Pieces segment_pieces(const Config& cfg, const Inputs& in, int segments) {
   return s;
 }
 
-class SegmentScan : public testing::TestWithParam<Variant> {};
+// Each test: segment_case for its variant, fresh inputs, the CPU chunk path in f64.
+class SegmentScan : public testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override {
+    c = segment_case(GetParam());
+    const uint64_t seed = test::fresh_seed();
+    trace.emplace(__FILE__, __LINE__, c.str() + " seed " + std::to_string(seed));
+    p = test::make_problem(c, seed);
+    cfg = test::config(c.variant, Impl::Chunk);
+  }
+  test::Case c;
+  test::Problem p;
+  Config cfg;
+  std::optional<testing::ScopedTrace> trace;
+};
 
-// Each segment's outputs from zero plus Y H_in (the two-pass form in docs/perf-delta.md's
-// "Fiftieth session": no second output pass), [1, T, H, V] like o.
+// Each segment's outputs from zero plus Y H_in (add_segment_corrections: the two-pass form
+// without its first segments from h0), [1, T, H, V] like o.
 Tensor corrected_outputs(const Pieces& s, const Tensor& local_o) {
-  const int64_t H = local_o.size(2), V = local_o.size(3), K = s.Y.size(3);
   Tensor o = local_o.clone();
-  double* const op = o.data<double>();
-  const double* const yp = s.Y.data<double>();
-  const double* const hp = s.H_in.data<double>();
-  for (int64_t seg = 0; seg < s.sl.dims.N; ++seg)
-    for (int64_t t = s.sl.dims.seq_start[seg]; t < s.sl.dims.seq_start[seg + 1]; ++t)
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t v = 0; v < V; ++v) {
-          double acc = 0;
-          for (int64_t k = 0; k < K; ++k) acc += yp[(t * H + h) * K + k] * hp[((seg * H + h) * K + k) * V + v];
-          op[(t * H + h) * V + v] += acc;
-        }
+  add_segment_corrections(o, s.Y, s.H_in, s.sl);
   return o;
+}
+
+// [Nseg, H, K, X]: `first`'s state [N, H, K, X] for each sequence's first segment, `other`'s
+// [Nseg, H, K, X] elsewhere (f64).
+Tensor per_segment_states(const std::vector<int64_t>& seg_first, const Tensor& first, const Tensor& other) {
+  const int64_t nseg = seg_first.back(), block = other.numel() / std::max<int64_t>(nseg, 1);
+  Tensor out = other.clone();
+  double* const op = out.data<double>();
+  const double* const fp = first.data<double>();
+  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+    if (seg_first[n] < seg_first[n + 1])
+      std::copy(fp + int64_t(n) * block, fp + int64_t(n + 1) * block, op + seg_first[n] * block);
+  return out;
 }
 
 // The segments' forwards from their scanned starts give the whole forward's outputs and final
 // state; so do their outputs from zero corrected by Y H_in.
 TEST_P(SegmentScan, ReproducesTheWholeForward) {
-  const test::Case c = segment_case(GetParam());
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
-  const test::Problem p = test::make_problem(c, seed);
-  const Config cfg = test::config(c.variant, Impl::Chunk);
   const ForwardResult whole = forward(cfg, p.in);
   for (int segments : {2, 3, 5}) {
     const std::string what = std::to_string(segments) + " segments";
@@ -142,11 +155,6 @@ TEST_P(SegmentScan, ReproducesTheWholeForward) {
 // every segment's backward from its start state (the forward scan's) with its ∂H_out give the
 // whole backward's gradients, dh0 included.
 TEST_P(SegmentScan, ReproducesTheWholeBackward) {
-  const test::Case c = segment_case(GetParam());
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
-  const test::Problem p = test::make_problem(c, seed);
-  const Config cfg = test::config(c.variant, Impl::Chunk);
   const Grads whole = test::run_backward(cfg, p);
   for (int segments : {2, 3, 5}) {
     const std::string what = std::to_string(segments) + " segments";
@@ -166,6 +174,41 @@ TEST_P(SegmentScan, ReproducesTheWholeBackward) {
     test::expect_grads_close(g, whole, 1e-11, what);
     // Without the scan's ∂H_out the segments' gradients differ.
     EXPECT_GT(test::rel_err(backward(cfg, seg_in, f, p.dout, zero_dht).dk, whole.dk), 1e-3) << what;
+  }
+}
+
+// The CUDA two-pass form (Config::segment_form = TwoPass): each sequence's first segment runs
+// from h0 (its outputs final, its end state H_in of the next segment), the others from zero; the
+// homogeneous pass runs the others from the identity (Y, Φ) and the first segments from zero
+// (they need neither: the kernels do not run them); the scan from zero (a first segment's H_in is
+// then zero, the next one's its L) and o += Y H_in give the whole forward.
+TEST_P(SegmentScan, TwoPassFormWithFirstSegmentsFromH0) {
+  const ForwardResult whole = forward(cfg, p.in);
+  ASSERT_TRUE(p.in.h0.defined());
+  for (int segments : {2, 3, 5}) {
+    const std::string what = std::to_string(segments) + " segments";
+    const SegmentLayout sl = segment_layout(check_inputs(cfg, p.in), cfg.chunk, segments);
+    const int64_t nseg = sl.dims.N;
+    const Tensor zeros = Tensor::zeros({nseg, c.H, c.K, c.V}, DType::F64);
+    Inputs local = p.in;
+    local.cu_seqlens = seqlens_tensor(sl.dims.seq_start);
+    local.h0 = per_segment_states(sl.seg_first, p.in.h0, zeros);
+    const ForwardResult loc = forward(cfg, local);
+    Inputs homogeneous = local;
+    homogeneous.v = Tensor::zeros(p.in.v.shape(), DType::F64);
+    homogeneous.h0 = per_segment_states(sl.seg_first, Tensor::zeros({int64_t(c.seqlens.size()), c.H, c.K, c.K}, DType::F64),
+                                        identity_states(nseg, c.H, c.K));
+    const ForwardResult hom = forward(cfg, homogeneous);
+    Tensor H_in, ht;
+    scan_segments(Tensor(), loc.ht, hom.ht, sl.seg_first, H_in, &ht);
+    EXPECT_LE(test::rel_err(ht, whole.ht), 1e-12) << what;
+    for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+      EXPECT_EQ(test::rel_err(H_in.select(0, sl.seg_first[n]), zeros.select(0, 0)), 0.0) << what;
+    Tensor o = loc.o.clone();
+    add_segment_corrections(o, hom.o, H_in, sl);
+    EXPECT_LE(test::rel_err(o, whole.o), 1e-12) << what;
+    // The first segments' outputs from h0 are final already; the others' are not.
+    EXPECT_GT(test::rel_err(loc.o, whole.o), 1e-3) << what;
   }
 }
 

@@ -286,4 +286,12 @@ int64_t segment_scan_forwards() {
 #endif
 }
 
+int64_t two_pass_segment_forwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::two_pass_segment_forwards();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

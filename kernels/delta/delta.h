@@ -33,6 +33,7 @@ enum class Variant { DeltaNet, GDN, KDA, GDN2 };
 enum class BackwardAlgo { ReWY, Baseline };  // §5 (one residual solve) vs §4 (FLA's inverse adjoint)
 enum class Policy { Recompute, Save };       // §2.3
 enum class Impl { Naive, Chunk };
+enum class SegmentForm { ThreePass, TwoPass };  // Config::segment_form
 
 Variant parse_variant(const std::string& s);  // deltanet|gdn|kda|gdn2
 BackwardAlgo parse_backward(const std::string& s);  // rewy|baseline
@@ -146,6 +147,14 @@ struct Config {
   // (sequence, head) pairs (segments × pairs near 128, or 64; at least 8 chunks a segment); 1: off;
   // S > 1: S segments wherever it applies (not for KDA, GDN2, K or V of 64, Save, slices of 16-32).
   int scan_segments = 0;
+  // The segment scan's form where it cuts. ThreePass: as above. TwoPass (experimental, not yet
+  // timed): one pass of two planes, each segment's outputs and end state from its own start (a
+  // sequence's first segment from h0, the others from zero) beside Y and Φ from the identity with
+  // v = 0 (Y = that plane's outputs), the scan, then O += Y H_in on tensor cores (the two-pass
+  // identity in kernels/delta/segments.h): two passes' work instead of three, O rounded to bf16
+  // once more. REWY_EXPERIMENTS=seg2p (or seg2p32) takes it with its own count where
+  // scan_segments is 0.
+  SegmentForm segment_form = SegmentForm::ThreePass;
 };
 
 struct Inputs {
@@ -258,5 +267,7 @@ int64_t fused_channel_forwards();
 // CUDA: how many forwards this process has run by the segment scan (Config::scan_segments); 0
 // without CUDA.
 int64_t segment_scan_forwards();
+// ... of which by its two-pass form (Config::segment_form).
+int64_t two_pass_segment_forwards();
 
 }  // namespace rewy::delta

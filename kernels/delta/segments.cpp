@@ -110,4 +110,45 @@ void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const s
   else scan_as<float, false>(h0, L, Phi, seg_first, H_in, ht);
 }
 
+namespace {
+template <class F>
+void add_corrections_as(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {
+  const int64_t H = o.size(2), V = o.size(3), K = Y.size(3);
+  F* const op = o.data<F>();
+  const F* const yp = Y.data<F>();
+  const F* const hp = H_in.data<F>();
+  for (int64_t seg = 0; seg < sl.dims.N; ++seg)
+    for (int64_t t = sl.dims.seq_start[seg]; t < sl.dims.seq_start[seg + 1]; ++t)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t v = 0; v < V; ++v) {
+          F acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += yp[(t * H + h) * K + k] * hp[((seg * H + h) * K + k) * V + v];
+          op[(t * H + h) * V + v] += acc;
+        }
+}
+}  // namespace
+
+void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {
+  const char* who = "add_segment_corrections";
+  REWY_CHECK(o.dim() == 4, "{}: o must be [B, T, H, V], got {}", who, o.str());
+  const int64_t B = o.size(0), T = o.size(1), H = o.size(2), V = o.size(3);
+  const DType dt = o.dtype();
+  REWY_CHECK(dt == DType::F32 || dt == DType::F64, "{}: f32 or f64 on the CPU, got {}", who, o.str());
+  REWY_CHECK(int64_t(sl.dims.seq_start.size()) == sl.dims.N + 1 && sl.dims.seq_start.back() <= B * T,
+             "{}: the layout's {} segments, ending at token {}, do not fit o's {} tokens", who, sl.dims.N,
+             sl.dims.seq_start.empty() ? 0 : sl.dims.seq_start.back(), B * T);
+  REWY_CHECK(Y.dim() == 4, "{}: Y must be [{}, {}, {}, K], got {}", who, B, T, H, Y.str());
+  const int64_t K = Y.size(3);
+  auto expect = [&](const Tensor& t, const Shape& shape, const char* what) {
+    REWY_CHECK(t.device().is_cpu() && t.dtype() == dt && t.shape() == shape && t.is_contiguous(),
+               "{}: {} must be a contiguous CPU {} tensor of shape [{}, {}, {}, {}], got {}", who, what, dtype_name(dt),
+               shape[0], shape[1], shape[2], shape[3], t.str());
+  };
+  expect(o, {B, T, H, V}, "o");
+  expect(Y, {B, T, H, K}, "Y");
+  expect(H_in, {sl.dims.N, H, K, V}, "H_in");
+  if (dt == DType::F64) add_corrections_as<double>(o, Y, H_in, sl);
+  else add_corrections_as<float>(o, Y, H_in, sl);
+}
+
 }  // namespace rewy::delta

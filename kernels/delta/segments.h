@@ -11,6 +11,14 @@
 // each segment's start, and the output pass then runs every segment from its own: the outputs and
 // final state of the whole sequence (up to rounding), for two passes of T / S chunks (the first
 // twice as wide) and S − 1 products of K×K by K×V a sequence, in place of one pass of T chunks.
+//
+// The two-pass form (Config::segment_form): a chunk's outputs are affine in the state too,
+// O_c = O_c(local) + Y_c H_in(s), Y_c the outputs of the homogeneous pass (the one that forms Φ).
+// So one pass runs every segment from its own start beside the homogeneous one, keeping the
+// outputs of both, the scan gives H_in, and add_segment_corrections adds Y H_in. Each sequence's
+// first segment runs from h0 itself (its outputs are final; its end state is H_in of the next
+// segment): the scan from zero with that segment's L so formed gives the same starts, H_in of a
+// first segment being zero.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -45,6 +53,12 @@ void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const s
 // [Nseg, H, K, K] as scan_segments' -> dH_out [Nseg, H, K, V] (each segment's ∂H at its end: the
 // dht of its own backward) and, where dh0 is given, the sequences' ∂h0 [N, H, K, V] (dht for an
 // empty sequence).
+// The two-pass form's correction (the twin of the CUDA forward's segment_correct_kernel): o += Y
+// H_in(s) over the tokens of every segment s of sl, o [B, T, H, V] (each segment's outputs from
+// its own start), Y [B, T, H, K] (the homogeneous pass's outputs), H_in [Nseg, H, K, V]: CPU
+// tensors of one float dtype (f32 or f64), contiguous.
+void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl);
+
 void scan_segments_reverse(const Tensor& dht, const Tensor& M, const Tensor& Phi, const std::vector<int64_t>& seg_first,
                            Tensor& dH_out, Tensor* dh0);
 

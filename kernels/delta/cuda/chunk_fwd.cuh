@@ -1309,8 +1309,13 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // replay's step (OUTPUT false, STORE true) without its stores, the call's sequences being
 // segments; blockIdx.z = 0 runs each segment from zero (p.h0 null) to its end state L in p.ht,
 // z = 1 from the identity with v taken as 0 to its map Φ in p.seg_maps.
+// PLANES (the segment scan's two-pass form, SegmentForm::TwoPass): the fused forward at V-slices of
+// V = K by column halves, two planes: z = 0 runs each segment from its sequence's h0 where it is
+// the first (p.seg_seq) and from zero elsewhere, writing its outputs to p.o and its end state to
+// p.ht; z = 1 runs every other segment from the identity with v taken as 0, writing Y (that
+// plane's outputs) to p.seg_y and its map Φ to p.seg_maps. segment_correct_kernel then adds Y H_in.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          bool FHALF = false, bool KFUSE = false, bool MAP = false>
+          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
@@ -1320,6 +1325,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!MAP || (fused_replay(VAR, K, V, OUTPUT, STORE, BV) && K == V && !CLUSTER && !SGATE && !BESIDE && !FHALF &&
                          !KFUSE),
                 "MAP: the fused replay's step, Φ a K×K state");
+  static_assert(!PLANES || (kFused && OUTPUT && !STORE && FHALF && BV == V && K == V && !CLUSTER && !SGATE && !BESIDE &&
+                            !KFUSE && !MAP),
+                "PLANES: the fused forward by column halves at whole-V slices, Φ a K×K state");
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
@@ -1338,6 +1346,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
   if constexpr (MAP)
     if (p.seg_last && p.seg_last[n]) return;  // no final state kept: the last segment's map serves nothing
+  bf16_t* out = p.o;  // PLANES: z = 1 writes Y
+  if constexpr (PLANES) {
+    if (blockIdx.z == 1 && p.seg_seq[n] >= 0) return;  // a first segment runs from h0: no map, no Y
+    if (blockIdx.z == 1) out = p.seg_y;
+  }
 
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
@@ -1351,6 +1364,13 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { x = holds_state && srow0 + r == v0 + cc ? 1.f : 0.f; });
     else
       blk.load_state(Hacc, p.h0);
+  } else if constexpr (PLANES) {  // z = 1 as MAP's; z = 0 from the sequence's h0 (a first segment) or zero
+    const int seq = p.seg_seq[n];
+    const float* const h0 = seq >= 0 && p.h0 ? p.h0 + ((int64_t(seq) * p.H + h) * K + srow0) * V + v0 : nullptr;
+    wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) {
+      x = blockIdx.z == 1 ? (holds_state && srow0 + r == v0 + cc ? 1.f : 0.f)
+                          : (holds_state && h0 ? h0[int64_t(r) * V + cc] : 0.f);
+    });
   } else {
     blk.load_state(Hacc, p.h0);
   }
@@ -1408,7 +1428,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
           for (int hh = 0; hh < 2; ++hh) {
             const int r = r0 + 8 * hh, cc = col0 + 8 * j + 2 * q;
             float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(Us + wg::tile_offset<kChunk>(r, cc)));
-            if constexpr (MAP) vf = blockIdx.z == 1 ? make_float2(0.f, 0.f) : vf;  // Φ: v as 0
+            if constexpr (MAP || PLANES) vf = blockIdx.z == 1 ? make_float2(0.f, 0.f) : vf;  // Φ: v as 0
             const float g = hh ? g_hi : g_lo;
             a[4 * j + 2 * hh] = vf.x - g * a[4 * j + 2 * hh];
             a[4 * j + 2 * hh + 1] = vf.y - g * a[4 * j + 2 * hh + 1];
@@ -1426,6 +1446,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::commit();
         wg::wait<0>();
         if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
+        if constexpr (PLANES && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
+#pragma unroll
+          for (int i = 0; i < BH / 2; ++i) asm volatile("" : "+f"(acch[i]));
         form_d(accd, wgi * BH);
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Dᵀ
       } else if (wgi == 0) {
@@ -1446,7 +1469,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
         wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
-        wg_store_rows<BH>(acch, p.o + baseV + wgi * BH, strideV, len, p.scale);
+        wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
       }
     } else if constexpr (FHALF) {  // E = U − W H, Q̂ H and O by column halves, one a warpgroup
       constexpr int BH = BV / 2;
@@ -1522,7 +1545,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
                                            V / BV, step);
   else
     seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
-  if constexpr (MAP) {
+  if constexpr (MAP || PLANES) {
     float* const ht = blockIdx.z == 1 ? p.seg_maps : p.ht;  // (Φ is a [K][K] state, K = V)
     if (holds_state && ht)
       wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { ht[state_at + int64_t(r) * V + cc] = x; });
@@ -1532,10 +1555,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false,
-          bool KFUSE = false, bool MAP = false>
+          bool KFUSE = false, bool MAP = false, bool PLANES = false>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES>(p, nullptr);
 }
 
 // The segment scan's scan over segments (SegmentScanParams): a CTA of K threads per (sequence,
@@ -1552,8 +1575,8 @@ __global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams
   const float* const h0 = a.h0 ? a.h0 + ((int64_t(n) * a.H + h) * K + r) * V + c0 : nullptr;
 #pragma unroll
   for (int j = 0; j < CS; ++j) acc[j] = h0 ? h0[j] : 0.f;
-  const int s_end = a.seg_first[n + 1];
-  for (int s = a.seg_first[n]; s < s_end; ++s) {
+  const int s_first = a.seg_first[n], s_end = a.seg_first[n + 1];
+  for (int s = s_first; s < s_end; ++s) {
     const int64_t at = ((int64_t(s) * a.H + h) * K + r) * V + c0;
 #pragma unroll
     for (int j = 0; j < CS; j += 4) {
@@ -1569,8 +1592,9 @@ __global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams
       const float4 l = *reinterpret_cast<const float4*>(a.L + at + j);
       acc[j] = l.x, acc[j + 1] = l.y, acc[j + 2] = l.z, acc[j + 3] = l.w;
     }
+    const bool exact = a.first_exact && s == s_first;  // (uniform over the block) L is the end state, no Φ
 #pragma unroll 4
-    for (int k4 = 0; k4 < K / 4; ++k4) {
+    for (int k4 = 0; k4 < (exact ? 0 : K / 4); ++k4) {
       const float4 f = __ldg(phi + k4);
       const float fk[4] = {f.x, f.y, f.z, f.w};
 #pragma unroll
@@ -1585,6 +1609,82 @@ __global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams
 #pragma unroll
     for (int j = 0; j < CS; j += 4)
       *reinterpret_cast<float4*>(out + j) = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
+  }
+}
+
+// The segment scan's two-pass form (SegmentForm::TwoPass): O += Y H_in over every segment but
+// each sequence's first (p.seg_seq), whose outputs the plane pass formed from h0. p's sequences
+// are the segments, p.h0 their start states H_in [num segments][H][K][V] (the scan's). A CTA of
+// one warpgroup takes up to G chunks of one (segment, head): H_inᵀ once to shared memory in bf16
+// (the state passes' products read H so), then per chunk Y [C][K] to a swizzled tile, one
+// m64nVk(K) product, O's bf16 values added in fp32 and the sum stored in bf16. grid: (segments ×
+// groups, H), groups = ⌈the longest segment's chunks / G⌉.
+template <int K, int V, int G>
+struct SegmentCorrectLayout {
+  static constexpr size_t y_bytes = size_t(kChunk) * K * 2, h_bytes = size_t(V) * K * 2;
+  static constexpr size_t Y = 0, Ht = y_bytes, total = 1024 + y_bytes + h_bytes;
+};
+template <int K, int V, int G>
+__global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams p, int groups) {
+  static_assert(K % 64 == 0 && V % 16 == 0 && V <= 256 && K * 2 % 16 == 0, "64-row state blocks, 16-byte rows of Y");
+  using L = SegmentCorrectLayout<K, V, G>;
+  using wg::Major;
+  const int n = blockIdx.x / groups, h = blockIdx.y;
+  if (p.seg_seq[n] >= 0) return;  // the sequence's first segment: its outputs are final
+  const int c_begin = p.seq_chunk[n] + (blockIdx.x % groups) * G;
+  const int c_end = min(c_begin + G, p.seq_chunk[n + 1]);
+  if (c_begin >= c_end) return;
+  extern __shared__ __align__(16) char raw[];
+  char* const smem = align_1024(raw);
+  bf16_t* const Yt = reinterpret_cast<bf16_t*>(smem + L::Y);   // [C][K] swizzled
+  bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);  // H_inᵀ [V][K] swizzled
+  {
+    float acc[V / 2];
+#pragma unroll
+    for (int kb = 0; kb < K / 64; ++kb) {  // rows [64 kb, + 64) of H_in
+      const float* const src = p.h0 + ((int64_t(n) * p.H + h) * K + 64 * kb) * V;
+      wg::frag_for_each<V>(acc, [&](int r, int cc, float& x) { x = src[int64_t(r) * V + cc]; });
+      wg::store_transposed<V>(acc, Ht, 64 * kb);
+    }
+  }
+  const int64_t strideY = int64_t(p.H) * K, strideO = int64_t(p.H) * V;
+  for (int c = c_begin; c < c_end; ++c) {
+    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+    __syncthreads();  // the last chunk's product has read Yt
+    constexpr int kPieces = K / 8;  // 16-byte pieces of a row
+    for (int i = threadIdx.x; i < kChunk * kPieces; i += 128) {
+      const int r = i / kPieces, c8 = 8 * (i % kPieces);
+      uint4 x = make_uint4(0, 0, 0, 0);
+      if (r < len) x = *reinterpret_cast<const uint4*>(p.seg_y + (int64_t(tok0) + r) * strideY + int64_t(h) * K + c8);
+      *reinterpret_cast<uint4*>(Yt + wg::tile_offset<kChunk>(r, c8)) = x;
+    }
+    wg::fence_smem_writes();  // Yt (and Hᵀ before the first chunk) for wgmma's async proxy
+    __syncthreads();
+    float acc[V / 2];
+    wg::gemm_issue<V, K, Major::K, Major::K>(acc, Yt, Ht, false);
+    wg::commit();
+    bf16_t* const o = p.o + int64_t(tok0) * strideO + int64_t(h) * V;
+    uint32_t ob[V / 4];  // O's bf16 pairs at the fragment's places, loaded while the product runs
+    {
+      const int r0 = wg::frag_row(), q = threadIdx.x & 3;
+#pragma unroll
+      for (int j = 0; j < V / 8; ++j)
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+          const int r = r0 + 8 * hh;
+          ob[2 * j + hh] = r < len ? *reinterpret_cast<const uint32_t*>(o + int64_t(r) * strideO + 8 * j + 2 * q) : 0u;
+        }
+    }
+    wg::wait<0>();
+#pragma unroll
+    for (int j = 0; j < V / 8; ++j)
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) {
+        const float2 of = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&ob[2 * j + hh]));
+        acc[4 * j + 2 * hh] += of.x;
+        acc[4 * j + 2 * hh + 1] += of.y;
+      }
+    wg_store_rows<V>(acc, o, strideO, len, 1.f);
   }
 }
 

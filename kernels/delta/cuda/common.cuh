@@ -156,6 +156,12 @@ struct DeltaParams {
   // ... and where the call keeps no final state, each segment's flag [num_seqs], 1 where it ends
   // its sequence: its map serves only the final state, so its CTAs leave at once.
   const int* seg_last = nullptr;
+  // The segment scan's two-pass form (SegmentForm::TwoPass; state_fwd's PLANES): each segment's
+  // sequence where it is that sequence's first segment, else −1 [num_seqs] (a first segment runs
+  // from the sequence's h0 and needs no map), and the homogeneous plane's outputs Y = s (Q̂ Φ_c +
+  // P E) [tok][H][K] (K = V), which segment_correct_kernel multiplies by the segment's start state.
+  const int* seg_seq = nullptr;
+  bf16_t* seg_y = nullptr;
 };
 
 // The segment scan's scan over segments (Config::scan_segments; kernels/delta/segments.h, whose
@@ -169,6 +175,9 @@ struct SegmentScanParams {
   float* Phi = nullptr;              // [num segments][H][K][K]: each segment's map (the map pass's)
   float* H_in = nullptr;             // [num segments][H][K][V]
   float* ht = nullptr;               // [N][H][K][V] or null
+  // The two-pass form: each sequence's first segment ran from its h0, so its L is its end state
+  // (H_in of the second segment) and its Φ was not formed; h0 is null and H_in(first) is left zero.
+  bool first_exact = false;
 };
 
 constexpr int kMaxPhases = 8;

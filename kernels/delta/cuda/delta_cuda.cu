@@ -348,6 +348,7 @@ std::atomic<int64_t> g_prep_beside_forwards{0};
 std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
 std::atomic<int64_t> g_fused_channel_forwards{0};
 std::atomic<int64_t> g_segment_scan_forwards{0};
+std::atomic<int64_t> g_two_pass_segment_forwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -393,30 +394,45 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 // segments × pairs near 128 (one 128-wide output pass CTA an SM), at least 8 chunks a segment (the
 // longest sequence's count decides); segscan64: near 64 segment-head pairs (the map pass in one
 // wave); segscan32p: segscan's count at up to 32 pairs (where the count says it loses: to check it).
-int scan_segment_count(const Config& cfg, const Dims& d, int var) {
+// The two-pass form (Config::segment_form): its plane pass runs about 2 S CTAs a pair (the
+// first segments' second plane is not run), one an SM, so seg2p takes segment-head pairs near 64
+// (at 16 pairs 4 segments: 112 CTAs in one wave), at most 16 pairs; seg2p32 the same at up to 32
+// (counted to lose there, docs/perf-delta.md: to check the count).
+struct SegmentChoice {
+  int count = 1;  // segments a sequence (1: no segment scan)
+  bool two_pass = false;
+};
+SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
       (cfg.state_slice != 0 && cfg.state_slice < 64))
-    return 1;
+    return {};
   int64_t longest = 0;
   for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
-  if (longest < 2) return 1;
-  if (cfg.scan_segments != 0) return std::max(cfg.scan_segments, 1);
+  if (longest < 2) return {};
+  if (cfg.scan_segments != 0) return {std::max(cfg.scan_segments, 1), cfg.segment_form == SegmentForm::TwoPass};
   const int64_t pairs = d.N * d.H;
-  const bool upto32 = experiment("segscan32p", var);
-  const int64_t target = experiment("segscan", var) || upto32 ? 128 : experiment("segscan64", var) ? 64 : 0;
-  if (target == 0 || pairs == 0 || pairs > (upto32 ? 32 : 16)) return 1;
+  const bool two_pass = cfg.segment_form == SegmentForm::TwoPass || experiment("seg2p", var) || experiment("seg2p32", var);
+  const bool upto32 = two_pass ? experiment("seg2p32", var) : experiment("segscan32p", var);
+  const int64_t target = two_pass                                      ? (experiment("seg2p", var) || upto32 ? 64 : 0)
+                         : experiment("segscan", var) || upto32         ? 128
+                         : experiment("segscan64", var)                 ? 64
+                                                                        : 0;
+  if (target == 0 || pairs == 0 || pairs > (upto32 ? 32 : 16)) return {};
   const int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
-  return count >= 2 ? int(count) : 1;
+  return count >= 2 ? SegmentChoice{int(count), two_pass} : SegmentChoice{};
 }
 
 // A segment layout's index on dev, i32: seg_first [N + 1], then each segment's flag, 1 where it
-// ends its sequence [num segments] (SegmentScanParams::seg_first, DeltaParams::seg_last); uploaded
-// once per layout, as the chunk tables are.
+// ends its sequence [num segments], then each segment's sequence where it is that sequence's
+// first, else −1 [num segments] (SegmentScanParams::seg_first, DeltaParams::seg_last,
+// DeltaParams::seg_seq); uploaded once per layout, as the chunk tables are.
 Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const Stream& s) {
   return cached_per_layout<Tensor>(dev.index, seg_first, [&] {
     std::vector<double> v(seg_first.begin(), seg_first.end());
     for (size_t n = 0; n + 1 < seg_first.size(); ++n)
       for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
+    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i == seg_first[n] ? double(n) : -1.0);
     return Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
   });
 }
@@ -459,14 +475,14 @@ static bool replay_forms_no_w(const Config& cfg, const Dims& d, const LaunchInfo
   return replay_fused(cfg, d, li) && std::min<int>(li.bwd_bv, int(d.V)) % 64 == 0;
 }
 
-// The forward by the segment scan (Config::scan_segments; scan_segment_count says where): the
+// The forward by the segment scan (Config::scan_segments; scan_segment_choice says where): the
 // kernels run on the segments as the call's sequences (launch_segmented_forward). Segments end at
 // chunk boundaries, so the chunks and every per-chunk tensor are those of the whole sequences: the
 // Recompute backward takes what this keeps (𝒯, P, 𝒯 Diag(β), e^γ, GDN's row gates: the fused
 // forward's set) with the call's own layout.
-static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, const Dims& d, int segments, Device dev,
-                                       const Stream& s) {
-  const SegmentLayout sl = segment_layout(d, kChunk, segments);
+static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, const Dims& d, SegmentChoice choice,
+                                       Device dev, const Stream& s) {
+  const SegmentLayout sl = segment_layout(d, kChunk, choice.count);
   const ChunkTable ct = make_chunk_table(sl.dims, dev, s);
   const int var = variant_id(cfg.variant);
   LaunchInfo li = launch_info(cfg, sl.dims, s, Pass::Forward);
@@ -506,7 +522,20 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sc.Phi = ptr<float>(Phi);
   sc.H_in = ptr<float>(H_in);
   sc.ht = ptr<float>(r.ht);
-  dispatch_variant(cfg.variant, [&](auto vc) { launch_segmented_forward<decltype(vc)::value>(p, li, sc); });
+  Tensor Y;  // the two-pass form's homogeneous outputs [B, T, H, K]
+  if (choice.two_pass) {
+    g_two_pass_segment_forwards.fetch_add(1, std::memory_order_relaxed);
+    Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
+    p.seg_y = ptr<bf16_t>(Y);
+    p.seg_seq = ptr<int>(index) + (d.N + 1) + segs;
+    p.seg_last = nullptr;  // (the plane pass forms every segment's outputs)
+    sc.h0 = nullptr;       // (each sequence's first segment ran from it)
+    sc.first_exact = true;
+  }
+  int max_chunks = 0;
+  for (int64_t i = 0; i < segs; ++i)
+    max_chunks = std::max<int>(max_chunks, int((sl.dims.seq_start[i + 1] - sl.dims.seq_start[i] + kChunk - 1) / kChunk));
+  dispatch_variant(cfg.variant, [&](auto vc) { launch_segmented_forward<decltype(vc)::value>(p, li, sc, max_chunks); });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   keep_recompute_set(sv, Tbeta, gate_rows);
@@ -521,8 +550,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   raise_earlier_errors(dev.index);
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
-  if (const int segments = scan_segment_count(cfg, d, variant_id(cfg.variant)); segments > 1)
-    return segmented_forward(cfg, in, d, segments, dev, s);
+  if (const SegmentChoice seg = scan_segment_choice(cfg, d, variant_id(cfg.variant)); seg.count > 1)
+    return segmented_forward(cfg, in, d, seg, dev, s);
   const ChunkTable ct = make_chunk_table(d, dev, s);
 
   ForwardResult r;
@@ -785,5 +814,6 @@ int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_
 int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }
 int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::memory_order_relaxed); }
 int64_t segment_scan_forwards() { return g_segment_scan_forwards.load(std::memory_order_relaxed); }
+int64_t two_pass_segment_forwards() { return g_two_pass_segment_forwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -15,5 +15,6 @@ int64_t prep_beside_forwards();
 int64_t unfused_forwards_keeping_tbeta();
 int64_t fused_channel_forwards();
 int64_t segment_scan_forwards();
+int64_t two_pass_segment_forwards();
 
 }  // namespace rewy::delta::cuda_impl

@@ -22,7 +22,7 @@ namespace rewy::delta::cuda_impl {
 // g2fuse (GDN2's Recompute forward forming E in the state pass: the same place); uhalf (the
 // unfused output pass by column halves at V-slices of 128: launch_state_fwd_as); segscan,
 // segscan64, segscan32p (DeltaNet's and GDN's few-pair Recompute forward by the segment scan:
-// delta_cuda.cu's scan_segment_count);
+// delta_cuda.cu's scan_segment_choice), seg2p, seg2p32 (the same by its two-pass form: there too);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
@@ -82,8 +82,10 @@ void count_multicast_launch();
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);
 // Forward by the segment scan (Config::scan_segments): p's sequences are the segments, sc's N the
 // call's sequences; wy_prep (the fused forward's), the map pass, the scan over segments, the
-// output pass.
-template <int VAR> void launch_segmented_forward(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc);
+// output pass; or, with p.seg_y set (SegmentForm::TwoPass), the plane pass, the scan, the
+// correction O += Y H_in. max_chunks: the longest segment's chunks.
+template <int VAR>
+void launch_segmented_forward(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc, int max_chunks);
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
 // saved; with p.Tbeta, fused_replay: W and 𝒯 Diag(β), no U), state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);

@@ -452,6 +452,32 @@ void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
                     StateFwdLayout<VAR, K, V, BV, false, true>::total>(name, kStateFwdPhases, p, V / BV, s, false, 2);
 }
 
+// The segment scan's two-pass form (state_fwd's PLANES): every segment's outputs and end state
+// from its own start (z = 0), Y and Φ from the identity (z = 1), the fused forward by column
+// halves at whole-V slices (one CTA an SM).
+template <int VAR, int K, int V>
+void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
+  static const std::string name = kname("state_fwd_planes", VAR, K, V, V);
+  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, true>,
+                    StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s, false, 2);
+}
+
+// ... and its correction O += Y H_in (segment_correct_kernel, G chunks a CTA); max_chunks: the
+// longest segment's chunk count.
+template <int K, int V>
+void launch_segment_correct(const DeltaParams& p, int max_chunks, cudaStream_t s) {
+  constexpr int kG = 8;
+  using L = SegmentCorrectLayout<K, V, kG>;
+  if (p.num_seqs == 0 || p.H == 0 || max_chunks == 0) return;
+  static const std::string name = "segment_correct<" + std::to_string(K) + "," + std::to_string(V) + ">";
+  static const bool once = (set_smem(segment_correct_kernel<K, V, kG>, L::total, name, 128), true);
+  (void)once;
+  const int groups = (max_chunks + kG - 1) / kG;
+  timed_launch(name, s, [&] {
+    segment_correct_kernel<K, V, kG><<<dim3(p.num_seqs * groups, p.H), 128, L::total, s>>>(p, groups);
+  });
+}
+
 // The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA.
 template <int K, int V>
 void launch_segment_scan(const SegmentScanParams& a, cudaStream_t s) {
@@ -693,13 +719,31 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
 // output pass at V-slices of 64 or 128 (delta_cuda.cu's forward takes it only there). The map pass
 // runs whole-V slices: at 64 its kernel would share the replay pass's stage code at 64, and GDN's
 // replay kernel compiled differently beside it (1624 -> 1640 instructions, another inlining).
+// The two-pass form (p.seg_y set: SegmentForm::TwoPass): wy_prep, the plane pass (each segment's
+// outputs and L from its own start, first segments from h0; Y and Φ from the identity), the scan
+// (sc.first_exact), then O += Y H_in over every segment but the first of each sequence;
+// max_chunks: the longest segment's chunks.
 template <int VAR>
-void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc) {
+void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc,
+                                   int max_chunks) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
       REWY_CHECK(p.Tbeta && !p.prep_done, "the segment scan: the fused forward's wy_prep, not beside the pass");
+      REWY_CHECK(!p.seg_y || (p.seg_seq && sc.first_exact && !sc.h0),
+                 "the segment scan's two-pass form: seg_seq and first_exact set, no h0 in the scan");
       launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, false);
+      if (p.seg_y) {
+        DeltaParams planes = p;
+        planes.ht = sc.L;
+        planes.seg_maps = sc.Phi;
+        launch_state_planes<VAR, K, V>(planes, li.stream);
+        launch_segment_scan<K, V>(sc, li.stream);
+        DeltaParams correct = p;
+        correct.h0 = sc.H_in;
+        launch_segment_correct<K, V>(correct, max_chunks, li.stream);
+        return;
+      }
       DeltaParams maps = p;
       maps.h0 = nullptr;
       maps.ht = sc.L;
@@ -745,8 +789,8 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
   namespace rewy::delta::cuda_impl {                                                                             \
   template <> void launch_forward<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_forward_impl<VAR>(p, li); } \
   template <> void launch_segmented_forward<VAR>(const DeltaParams& p, const LaunchInfo& li,                    \
-                                                 const SegmentScanParams& sc) {                                  \
-    launch_segmented_forward_impl<VAR>(p, li, sc);                                                               \
+                                                 const SegmentScanParams& sc, int max_chunks) {                  \
+    launch_segmented_forward_impl<VAR>(p, li, sc, max_chunks);                                                   \
   }                                                                                                              \
   template <> void launch_replay<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_replay_impl<VAR>(p, li); }   \
   template <> void launch_backward<VAR>(const DeltaParams& p, const LaunchInfo& li, bool rewy) {               \

@@ -30,7 +30,7 @@ struct DeltaOptions {
   bool multicast = false;            // Config::multicast_state_tiles = true
   bool unfused_kda_forward = false;  // Config::fuse_kda_forward = false
   int scan_segments = 0;             // Config::scan_segments (0: REWY_EXPERIMENTS=segscan decides; 1: off)
-  bool two_pass_segments = false;    // Config::segment_form = TwoPass
+  bool two_pass_segments = false;    // Config::segment_form = TwoPass (where --scan-segments S or REWY_EXPERIMENTS cuts)
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 

@@ -244,6 +244,19 @@ TEST(SegmentScanErrors, NameTheMisShapedTensor) {
                                     seg_first, H_in, nullptr);
             }).find("dht"),
             std::string::npos);
+  // The correction's operands: Y, H_in and o name themselves.
+  const SegmentLayout sl = segment_layout(varlen_dims({128, 64}), 64, 2);  // three segments (H = 2, K = V = 16)
+  Tensor o = Tensor::zeros({1, 192, 2, 16}, DType::F64);
+  const Tensor Y = Tensor::zeros({1, 192, 2, 16}, DType::F64);
+  const Tensor H3 = Tensor::zeros({3, 2, 16, 16}, DType::F64);
+  EXPECT_EQ(message([&] { add_segment_corrections(o, Y, H3, sl); }), "no error");
+  EXPECT_NE(message([&] { add_segment_corrections(o, Y, Tensor::zeros({2, 2, 16, 16}, DType::F64), sl); }).find("H_in"),
+            std::string::npos);  // two segments' states where the layout has three
+  EXPECT_NE(message([&] { add_segment_corrections(o, Tensor::zeros({1, 191, 2, 16}, DType::F64), H3, sl); }).find("Y"),
+            std::string::npos);  // a token short
+  EXPECT_NE(message([&] { add_segment_corrections(o, Y.to(DType::F32), H3, sl); }).find("Y"), std::string::npos);
+  Tensor short_o = Tensor::zeros({1, 100, 2, 16}, DType::F64);
+  EXPECT_NE(message([&] { add_segment_corrections(short_o, Y, H3, sl); }).find("tokens"), std::string::npos);
 }
 
 }  // namespace

@@ -437,6 +437,17 @@ Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const St
   });
 }
 
+// What DeltaNet's and GDN's fused forward (fused_wu at the pass's slice) never reads: W and U
+// (wy_prep writes 𝒯 Diag(β) in their place and the pass forms E from it, k and v) and GDN's Q̂ and K̄
+// (fused_gate: the pass scales q and k by the rows' gates), so they are not allocated: four
+// [B, T, H, 128] bf16 tensors for GDN, 1.07 GB at (8, 4096, 32). DeltaNet's Q̂ and K̄ are q and k.
+struct Unread {
+  bool w_u = false, q_hat_k_bar = false;
+};
+Unread fused_forward_unread(int var, bool store_state, int slice) {
+  return {fused_wu(var, true, store_state, slice), fused_gate(var, true, store_state, slice)};
+}
+
 // The Recompute forward's kept set: 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G; the replay
 // rebuilds the rest) and, where Tbeta is given, 𝒯 Diag(β) (the replay's state pass forms E from
 // it: Recompute backward 1.022x DeltaNet, 1.012x GDN at shapes 0, 3, 4, 5; H200, 2026-12-04,
@@ -495,7 +506,9 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   Saved& sv = r.saved;
   sv.policy = cfg.policy;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s);
+  const Unread unread = fused_forward_unread(var, false, li.bv);
+  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !unread.q_hat_k_bar, !unread.q_hat_k_bar, !unread.w_u,
+                         !unread.w_u);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   DeltaParams p = base_params(sl.dims, in, ct, resolve_scale(cfg, d));
@@ -602,8 +615,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool kfuse = fusable && ((cfg.variant == Variant::KDA && cfg.fuse_kda_forward && !experiment("nokfuse", var)) ||
                                  (cfg.variant == Variant::GDN2 && experiment("g2fuse", var)));
   if (kfuse) g_fused_channel_forwards.fetch_add(1, std::memory_order_relaxed);
-  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows, !saved_rows,
-                         !kfuse || cfg.variant == Variant::GDN2);
+  const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
+  const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
+  const Unread unread = fused_forward_unread(var, li.store_state, slice);
+  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows && !unread.q_hat_k_bar,
+                         !saved_rows && !unread.q_hat_k_bar, !unread.w_u && (!kfuse || cfg.variant == Variant::GDN2),
+                         !unread.w_u);
   if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
@@ -620,7 +637,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // 32, the replay's 64) wy_replay_tb took 29.5 / 32.6 us and the backward after a forward that
   // kept them was 1.028x DeltaNet's and GDN's (H200, 2026-12-04, docs/measurements/2026-12-04-s43/call4/).
   Tensor Tbeta, gate_rows;
-  const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
   if (kfuse && cfg.variant == Variant::GDN2) {
@@ -629,7 +645,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     (fused ? p.Tbeta : p.Tbeta_kept) = ptr<bf16_t>(Tbeta);
   }
-  const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
   if (fused_rows) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
   if (keep_for_replay) {
     if (cfg.variant == Variant::GDN) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -210,6 +211,70 @@ TEST_P(SegmentScan, TwoPassFormWithFirstSegmentsFromH0) {
     // The first segments' outputs from h0 are final already; the others' are not.
     EXPECT_GT(test::rel_err(loc.o, whole.o), 1e-3) << what;
   }
+}
+
+// The decay cut (GDN at the benchmark's gates, logsigmoid(N(0, 1)) / 16 a step: about e^-3.2 a
+// chunk of 64): every segment's pass from its cut (decay_cut_starts: from zero there, or from h0 at
+// its sequence's start) gives the whole forward's outputs on the segment's own tokens, head by
+// head, within the bound's tolerance; some segments do start after their sequence's start (else
+// the test would not test the cut); at a loose tolerance (e^-1) the dropped state shows in the
+// outputs (so the comparison sees a cut); with no tolerance every segment starts at its
+// sequence's start and the outputs agree to rounding. DeltaNet's bound never cuts.
+TEST(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
+  test::Case c;
+  c.variant = Variant::GDN;
+  c.seqlens = {1600, 900, 100};
+  c.T = 2600;
+  c.H = 2, c.K = 16, c.V = 16;
+  c.h0 = true;
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
+  const test::Problem p = test::make_problem(c, seed);
+  const Config cfg = test::config(c.variant, Impl::Chunk);
+  const Dims d = check_inputs(cfg, p.in);
+  const ForwardResult whole = forward(cfg, p.in);
+  const std::vector<double> bounds = chunk_decay_bounds(p.in.k, p.in.beta, p.in.g, d, cfg.chunk);
+  const SegmentLayout sl = segment_layout(d, cfg.chunk, 3);
+  const std::vector<int64_t> chunk0 = d.chunk_start(cfg.chunk);
+  // A token's chunk start, by the chunk index (chunks of sequence n from chunk0[n], 64 tokens apart).
+  auto chunk_token = [&](int64_t chunk) {
+    int64_t n = 0;
+    while (chunk0[size_t(n) + 1] <= chunk) ++n;
+    return d.seq_start[n] + (chunk - chunk0[size_t(n)]) * cfg.chunk;
+  };
+  for (double log_tolerance : {std::log(0x1p-30), -1.0, -1e300}) {
+    const bool loose = log_tolerance == -1.0, none = log_tolerance < -1e3;
+    const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, c.H, cfg.chunk, log_tolerance);
+    int cuts = 0;
+    double worst = 0;
+    for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+      for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+        for (int64_t h = 0; h < c.H; ++h) {
+          const int64_t start = starts[size_t(s * c.H + h)], t0 = chunk_token(start);
+          const int64_t own0 = sl.dims.seq_start[s], t1 = sl.dims.seq_start[s + 1];
+          const bool from_h0 = t0 == d.seq_start[n];
+          cuts += from_h0 ? 0 : 1;
+          auto part = [&](const Tensor& x) { return x.slice(1, t0, t1).slice(2, h, h + 1).contiguous(); };
+          Inputs in;
+          in.q = part(p.in.q), in.k = part(p.in.k), in.v = part(p.in.v), in.beta = part(p.in.beta), in.g = part(p.in.g);
+          if (from_h0) in.h0 = p.in.h0.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
+          const Tensor o = forward(cfg, in).o.slice(1, own0 - t0, t1 - t0);
+          const Tensor want = whole.o.slice(1, own0, t1).slice(2, h, h + 1);
+          const double err = test::rel_err(o.contiguous(), want.contiguous());
+          worst = std::max(worst, err);
+          if (!loose) EXPECT_LE(err, none ? 1e-12 : 1e-7) << "segment " << s << ", head " << h << " from chunk " << start;
+        }
+    if (none) EXPECT_EQ(cuts, 0);
+    else EXPECT_GT(cuts, 2) << "no segment started after its sequence's start: the cut went untested";
+    if (loose) EXPECT_GT(worst, 1e-6) << "a cut one chunk back left the outputs unchanged: the comparison cannot see a cut";
+  }
+  // DeltaNet: no decay, a bound of at least 1 a token: no cut at any tolerance.
+  const std::vector<double> flat = chunk_decay_bounds(p.in.k, p.in.beta, Tensor(), d, cfg.chunk);
+  for (double b : flat) EXPECT_GE(b, 0.0);
+  const std::vector<int64_t> dn = decay_cut_starts(flat, sl, c.H, cfg.chunk, std::log(0x1p-30));
+  for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+    for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+      EXPECT_EQ(chunk_token(dn[size_t(s * c.H)]), d.seq_start[n]);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, SegmentScan, testing::ValuesIn(test::all_variants()), test::variant_name);

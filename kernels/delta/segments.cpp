@@ -1,6 +1,10 @@
 #include "kernels/delta/segments.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace rewy::delta {
 
@@ -127,6 +131,66 @@ void add_corrections_as(Tensor& o, const Tensor& Y, const Tensor& H_in, const Se
         }
 }
 }  // namespace
+
+std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, const Tensor& g, const Dims& d, int chunk) {
+  const char* who = "chunk_decay_bounds";
+  REWY_CHECK(chunk > 0, "{}: chunk must be > 0, got {}", who, chunk);
+  const int64_t B = d.B, T = d.T, H = d.H, K = d.K;
+  auto cpu_f64 = [&](const Tensor& t, const Shape& shape, const char* what) {
+    REWY_CHECK(t.device().is_cpu() && (t.dtype() == DType::F32 || t.dtype() == DType::F64) && t.shape() == shape,
+               "{}: {} must be a CPU f32 or f64 tensor of shape [{}], got {}", who, what, fmt::join(shape, ", "), t.str());
+    return t.to(DType::F64);
+  };
+  const Tensor kd = cpu_f64(k, {B, T, H, K}, "k"), bd = cpu_f64(beta, {B, T, H}, "beta");
+  const Tensor gd = g.defined() ? cpu_f64(g, {B, T, H}, "g") : Tensor();
+  const double* const kp = kd.data<double>();
+  const double* const bp = bd.data<double>();
+  const double* const gp = gd.defined() ? gd.data<double>() : nullptr;
+  std::vector<double> bounds;
+  bounds.reserve(size_t(d.num_chunks(chunk) * H));
+  for (int64_t n = 0; n < d.N; ++n)
+    for (int64_t t0 = d.seq_start[n]; t0 < d.seq_start[n + 1]; t0 += chunk) {
+      const int64_t t1 = std::min<int64_t>(t0 + chunk, d.seq_start[n + 1]);
+      for (int64_t h = 0; h < H; ++h) {
+        double sum = 0;
+        for (int64_t t = t0; t < t1; ++t) {
+          double kk = 0;
+          for (int64_t i = 0; i < K; ++i) kk += kp[(t * H + h) * K + i] * kp[(t * H + h) * K + i];
+          sum += (gp ? gp[t * H + h] : 0.0) + std::log(std::max(1.0, std::abs(1.0 - bp[t * H + h] * kk)));
+        }
+        bounds.push_back(sum);
+      }
+    }
+  return bounds;
+}
+
+std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
+                                      double log_tolerance) {
+  const int64_t nseg = sl.dims.N;
+  std::vector<int64_t> first_chunk(size_t(nseg) + 1, 0);  // each segment's first chunk
+  for (int64_t s = 0; s < nseg; ++s)
+    first_chunk[size_t(s) + 1] =
+        first_chunk[size_t(s)] + (sl.dims.seq_start[s + 1] - sl.dims.seq_start[s] + chunk - 1) / chunk;
+  REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "decay_cut_starts: {} bounds for {} chunks of {} heads",
+             bounds.size(), first_chunk.back(), H);
+  std::vector<int64_t> starts(size_t(nseg * H));
+  for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+    for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t seq_first = first_chunk[size_t(sl.seg_first[n])], c0 = first_chunk[size_t(s)];
+        int64_t start = seq_first;
+        double sum = 0;
+        for (int64_t c = c0 - 1; c >= seq_first; --c) {
+          sum += bounds[size_t(c * H + h)];
+          if (sum <= log_tolerance) {
+            start = c;
+            break;
+          }
+        }
+        starts[size_t(s * H + h)] = start;
+      }
+  return starts;
+}
 
 void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {
   const char* who = "add_segment_corrections";

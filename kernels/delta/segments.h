@@ -59,6 +59,23 @@ void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const s
 // tensors of one float dtype (f32 or f64), contiguous.
 void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl);
 
+// The decay cut (DeltaNet, GDN): where the state map of a run of chunks is below a tolerance in
+// norm, a segment's start state is its predecessor's run from zero, all that came before having
+// decayed out. A token's map is e^{g_t} (I − β_t k_t k_tᵀ), of spectral norm
+// e^{g_t} max(1, |1 − β_t ‖k_t‖²|), so the run's map Φ has ‖Φ‖₂ ≤ e^{Σ_t g_t + log max(1, |1 − β_t ‖k_t‖²|)}
+// and dropping Φ H_b changes the state by at most that times ‖H_b‖: below fp32 rounding at a
+// bound of 2^-30. DeltaNet's bound (g = 0) never falls below 1: its segments start at their
+// sequences' starts.
+// chunk_decay_bounds: that exponent for each chunk and head, [num_chunks * H] (chunk-major, the
+// chunk order of Dims::chunk_start), from k [B, T, H, K], beta [B, T, H] and GDN's g [B, T, H]
+// (undefined for DeltaNet), CPU tensors of f32 or f64.
+std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, const Tensor& g, const Dims& d, int chunk);
+// For each segment of sl and head, [Nseg * H]: the chunk its pass starts from, the latest chunk b
+// before its first with Σ bounds over [b, first) ≤ log_tolerance (from zero there), else its
+// sequence's first chunk (from h0); a sequence's first segment starts at its own first chunk.
+std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
+                                      double log_tolerance);
+
 void scan_segments_reverse(const Tensor& dht, const Tensor& M, const Tensor& Phi, const std::vector<int64_t>& seg_first,
                            Tensor& dH_out, Tensor* dh0);
 

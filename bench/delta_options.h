@@ -31,6 +31,7 @@ struct DeltaOptions {
   bool unfused_kda_forward = false;  // Config::fuse_kda_forward = false
   int scan_segments = 0;             // Config::scan_segments (0: REWY_EXPERIMENTS=segscan decides; 1: off)
   bool two_pass_segments = false;    // Config::segment_form = TwoPass (where --scan-segments S or REWY_EXPERIMENTS cuts)
+  bool decay_cut = false;            // Config::segment_form = DecayCut (GDN; the same)
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
@@ -81,6 +82,8 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
       opt.scan_segments = int_at_least(a, args.value(), 0, "");
     } else if (a == "--two-pass-segments") {
       opt.two_pass_segments = true;
+    } else if (a == "--decay-cut") {
+      opt.decay_cut = true;
     } else if (a == "--flush-mb") {
       opt.flush_mb = int_at_least(a, args.value(), 1, " (MB)");
     } else {

@@ -497,7 +497,9 @@ TEST(GpuDelta, FusedChannelForward) {
 // a final state (the last segments' maps left out) the same outputs. Where it does not apply (the
 // Save policy) the forward runs as before. The two-pass form (Config::segment_form; its kernels
 // run at whole-V slices whatever the slice asked) the same way: the plane pass (first segments
-// from h0, Y and Φ from the identity), the scan, O += Y H_in.
+// from h0, Y and Φ from the identity), the scan, O += Y H_in. And GDN's decay cut (each segment
+// from its cut; the long sequence's later segments start after its start at the benchmark's
+// gates, kernels/delta/segments.h's DecayCut test counts them on the CPU).
 TEST(GpuDelta, SegmentScanForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -520,11 +522,12 @@ TEST(GpuDelta, SegmentScanForward) {
       const RandomCase dev = to_cuda(c, cuda(0));
       const CpuReference ref = ref_future.get();
       int combo = 0;
-      for (SegmentForm form : {SegmentForm::ThreePass, SegmentForm::TwoPass}) {
+      for (SegmentForm form : {SegmentForm::ThreePass, SegmentForm::TwoPass, SegmentForm::DecayCut}) {
+        if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;  // (GDN's alone)
         for (int segments : {2, 3, 5})
           for (int slice : {64, 128}) {
-            const bool two_pass = form == SegmentForm::TwoPass;
-            if (two_pass && slice == 64) continue;  // (the same kernels as at 128)
+            const bool two_pass = form == SegmentForm::TwoPass, cut = form == SegmentForm::DecayCut;
+            if ((two_pass || cut) && slice == 64) continue;  // (the same kernels as at 128)
             Config cfg;
             cfg.variant = variant;
             cfg.scan_segments = segments;
@@ -532,14 +535,17 @@ TEST(GpuDelta, SegmentScanForward) {
             cfg.state_slice = slice;
             cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
             const int64_t before = segment_scan_forwards(), two_before = two_pass_segment_forwards();
+            const int64_t cut_before = decay_cut_forwards();
             const Outputs out = run_named(cfg, dev);
             EXPECT_EQ(segment_scan_forwards(), before + 1)
                 << name(variant) << ": no segment scan at " << segments << " segments, slices of " << slice;
             EXPECT_EQ(two_pass_segment_forwards(), two_before + (two_pass ? 1 : 0))
                 << name(variant) << ": the two-pass form " << (two_pass ? "did not run" : "ran unasked");
+            EXPECT_EQ(decay_cut_forwards(), cut_before + (cut ? 1 : 0))
+                << name(variant) << ": the decay cut " << (cut ? "did not run" : "ran unasked");
             std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}", name(variant),
                                            sp.T, sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments,
-                                           two_pass ? ", two passes" : "");
+                                           two_pass ? ", two passes" : cut ? ", decay cut" : "");
             expect_within_twin_bars(out, ref, line, seed);
             fmt::print("{}\n", line);
             // Without a final state the last segments' maps are not formed: the same outputs, bit for bit.

@@ -52,6 +52,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(d.flush_mb, 256);
   EXPECT_EQ(d.scan_segments, 0);
   EXPECT_FALSE(d.two_pass_segments);
+  EXPECT_FALSE(d.decay_cut);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta"}));
 
   const DeltaOptions o =
@@ -59,7 +60,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
              "realistic", "--samples", "7", "--csv", "out.csv", "--state-slice", "32", "--bwd-slice", "64",
              "--grad-warps", "8", "--prep-warps", "16", "--replay-warps", "16", "--prep-overlap",
              "--serial-state-passes", "--serial-grad", "--serial-forward", "--multicast", "--unfused-kda-forward",
-             "--scan-segments", "8", "--two-pass-segments", "--flush-mb", "512",
+             "--scan-segments", "8", "--two-pass-segments", "--decay-cut", "--flush-mb", "512",
              "--benchmark_filter=kda"},
             &rest);
   EXPECT_EQ(o.ops, (std::vector<std::string>{"kda", "gdn2"}));
@@ -77,7 +78,7 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_TRUE(o.prep_overlap && o.serial_state_passes && o.serial_grad && o.serial_forward && o.multicast &&
               o.unfused_kda_forward);
   EXPECT_EQ(o.scan_segments, 8);
-  EXPECT_TRUE(o.two_pass_segments);
+  EXPECT_TRUE(o.two_pass_segments && o.decay_cut);
   EXPECT_EQ(o.flush_mb, 512);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta", "--benchmark_filter=kda"}));
 }

@@ -294,4 +294,12 @@ int64_t two_pass_segment_forwards() {
 #endif
 }
 
+int64_t decay_cut_forwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::decay_cut_forwards();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace rewy::delta

@@ -33,7 +33,7 @@ enum class Variant { DeltaNet, GDN, KDA, GDN2 };
 enum class BackwardAlgo { ReWY, Baseline };  // §5 (one residual solve) vs §4 (FLA's inverse adjoint)
 enum class Policy { Recompute, Save };       // §2.3
 enum class Impl { Naive, Chunk };
-enum class SegmentForm { ThreePass, TwoPass };  // Config::segment_form
+enum class SegmentForm { ThreePass, TwoPass, DecayCut };  // Config::segment_form
 
 Variant parse_variant(const std::string& s);  // deltanet|gdn|kda|gdn2
 BackwardAlgo parse_backward(const std::string& s);  // rewy|baseline
@@ -153,7 +153,12 @@ struct Config {
   // v = 0 (Y = that plane's outputs), the scan, then O += Y H_in on tensor cores (the two-pass
   // identity in kernels/delta/segments.h): two passes' work instead of three, O rounded to bf16
   // once more. REWY_EXPERIMENTS=seg2p (or seg2p32) takes it with its own count where
-  // scan_segments is 0.
+  // scan_segments is 0. DecayCut (GDN only, experimental, not yet timed): no scan; each segment's
+  // pass starts at the latest chunk before it whose run's state map is bounded below 2^-30 in norm
+  // (the gates' decay; kernels/delta/segments.h's decay_cut_starts), from zero there, or at its
+  // sequence's start from h0 where no such chunk is: one pass of S segments plus their warm-up
+  // chunks; with weak decay it degrades to every segment running from its sequence's start.
+  // REWY_EXPERIMENTS=dcut takes it at up to 32 pairs.
   SegmentForm segment_form = SegmentForm::ThreePass;
 };
 
@@ -267,7 +272,8 @@ int64_t fused_channel_forwards();
 // CUDA: how many forwards this process has run by the segment scan (Config::scan_segments); 0
 // without CUDA.
 int64_t segment_scan_forwards();
-// ... of which by its two-pass form (Config::segment_form).
+// ... of which by its two-pass form, and by the decay cut (Config::segment_form).
 int64_t two_pass_segment_forwards();
+int64_t decay_cut_forwards();
 
 }  // namespace rewy::delta

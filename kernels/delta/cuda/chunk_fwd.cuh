@@ -995,10 +995,11 @@ struct SeqBlock {
 // chunks relaxed and fences once for them (prep_fence_point).
 inline constexpr int kFenceEvery = 4;
 
+// chunk_range_loop: the same over the chunks [c_begin, c_begin + count) (the decay cut's pass,
+// which starts before its segment: state_fwd_body's WARM).
 template <class S, int NS, bool REVERSE, class Body, bool BESIDE = false>
-__device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
-                                               Body&& body) {
-  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+__device__ __forceinline__ void chunk_range_loop(char* stages, const DeltaParams& p, int c_begin, int count, int h, int v0,
+                                                 int V, Body&& body) {
   auto chunk = [&](int i) { return REVERSE ? c_begin + count - 1 - i : c_begin + i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
   auto stage = [&](int i) { return stages + (i % NS) * S::bytes; };
@@ -1029,6 +1030,12 @@ __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& 
     body(chunk(i), stage(i));
   }
   cp_async_wait<0>();
+}
+template <class S, int NS, bool REVERSE, class Body, bool BESIDE = false>
+__device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
+                                               Body&& body) {
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  chunk_range_loop<S, NS, REVERSE, Body, BESIDE>(stages, p, c_begin, count, h, v0, V, static_cast<Body&&>(body));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1314,8 +1321,12 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // the first (p.seg_seq) and from zero elsewhere, writing its outputs to p.o and its end state to
 // p.ht; z = 1 runs every other segment from the identity with v taken as 0, writing Y (that
 // plane's outputs) to p.seg_y and its map Φ to p.seg_maps. segment_correct_kernel then adds Y H_in.
+// WARM (the decay cut, SegmentForm::DecayCut): the same fused forward at whole-V slices, each
+// segment from its cut (p.seg_plan: from zero at that chunk, or from its sequence's h0 at the
+// sequence's start), outputs from its own first chunk on, the final state by its sequence's last
+// segment.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false>
+          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
@@ -1328,6 +1339,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!PLANES || (kFused && OUTPUT && !STORE && FHALF && BV == V && K == V && !CLUSTER && !SGATE && !BESIDE &&
                             !KFUSE && !MAP),
                 "PLANES: the fused forward by column halves at whole-V slices, Φ a K×K state");
+  static_assert(!WARM || (kFused && OUTPUT && !STORE && FHALF && BV == V && !CLUSTER && !SGATE && !BESIDE && !KFUSE &&
+                          !MAP && !PLANES),
+                "WARM: the fused forward by column halves at whole-V slices");
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
@@ -1351,6 +1365,14 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (blockIdx.z == 1 && p.seg_seq[n] >= 0) return;  // a first segment runs from h0: no map, no Y
     if (blockIdx.z == 1) out = p.seg_y;
   }
+  int warm_from = 0, warm_out = 0;  // WARM: the first chunk run, the first with outputs
+  bool warm_h0 = false;             // WARM: from the sequence's h0 (the cut is its start)
+  if constexpr (WARM) {
+    const int plan = p.seg_plan[int64_t(n) * p.H + h];
+    warm_h0 = plan < 0;
+    warm_from = warm_h0 ? -plan - 1 : plan;
+    warm_out = p.seq_chunk[n];
+  }
 
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
   // beside wy_prep (p.prep_done): wy_prep is this grid's dependent.
@@ -1364,6 +1386,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { x = holds_state && srow0 + r == v0 + cc ? 1.f : 0.f; });
     else
       blk.load_state(Hacc, p.h0);
+  } else if constexpr (WARM) {  // from the sequence's h0 at its start, else from zero at the cut
+    const float* const h0 =
+        warm_h0 && p.h0 ? p.h0 + ((int64_t(p.seg_owner[n]) * p.H + h) * K + srow0) * V + v0 : nullptr;
+    wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { x = holds_state && h0 ? h0[int64_t(r) * V + cc] : 0.f; });
   } else if constexpr (PLANES) {  // z = 1 as MAP's; z = 0 from the sequence's h0 (a first segment) or zero
     const int seq = p.seg_seq[n];
     const float* const h0 = seq >= 0 && p.h0 ? p.h0 + ((int64_t(seq) * p.H + h) * K + srow0) * V + v0 : nullptr;
@@ -1446,7 +1472,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::commit();
         wg::wait<0>();
         if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
-        if constexpr (PLANES && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
+        if constexpr ((PLANES || WARM) && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
 #pragma unroll
           for (int i = 0; i < BH / 2; ++i) asm volatile("" : "+f"(acch[i]));
         form_d(accd, wgi * BH);
@@ -1468,8 +1494,15 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::fence_smem_writes();
       if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
-        wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
-        wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
+        if constexpr (WARM) {
+          if (c >= warm_out) {  // (not in the cut's warm-up chunks; c is uniform over the block)
+            wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
+            wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
+          }
+        } else {
+          wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
+          wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
+        }
       }
     } else if constexpr (FHALF) {  // E = U − W H, Q̂ H and O by column halves, one a warpgroup
       constexpr int BH = BV / 2;
@@ -1543,9 +1576,16 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   if constexpr (CLUSTER)
     seq_chunk_loop_multicast<S, L::stages>(smem, reinterpret_cast<uint64_t*>(smem + L::bars), p, *maps, n, h, v0, V,
                                            V / BV, step);
+  else if constexpr (WARM)
+    chunk_range_loop<S, L::stages, false, decltype(step)&>(smem, p, warm_from, p.seq_chunk[n + 1] - warm_from, h, v0, V,
+                                                          step);
   else
     seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
-  if constexpr (MAP || PLANES) {
+  if constexpr (WARM) {  // the sequence's final state, by its last segment
+    const int64_t at = ((int64_t(p.seg_owner[n]) * p.H + h) * K + srow0) * V + v0;
+    if (holds_state && p.ht && p.seg_last[n])
+      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[at + int64_t(r) * V + cc] = x; });
+  } else if constexpr (MAP || PLANES) {
     float* const ht = blockIdx.z == 1 ? p.seg_maps : p.ht;  // (Φ is a [K][K] state, K = V)
     if (holds_state && ht)
       wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { ht[state_at + int64_t(r) * V + cc] = x; });
@@ -1555,10 +1595,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false,
-          bool KFUSE = false, bool MAP = false, bool PLANES = false>
+          bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
 __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES, WARM>(p, nullptr);
 }
 
 // The segment scan's scan over segments (SegmentScanParams): a CTA of K threads per (sequence,
@@ -1686,6 +1726,70 @@ __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams 
       }
     wg_store_rows<V>(acc, o, strideO, len, 1.f);
   }
+}
+
+// The decay cut (SegmentForm::DecayCut; kernels/delta/segments.h's chunk_decay_bounds is the CPU
+// twin): for chunk c and head h, Σ over its tokens of g + log max(1, |1 − β ‖k‖²|) into
+// p.decay_bound[c H + h] (fp32; g null: DeltaNet's 0). A CTA of kChunk threads, one a token.
+template <int K>
+__global__ void __launch_bounds__(kChunk) decay_bound_kernel(const DeltaParams p) {
+  const int c = blockIdx.x, h = blockIdx.y, t = threadIdx.x;
+  const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+  float term = 0.f;
+  if (t < len) {
+    const int64_t tok = int64_t(tok0) + t;
+    const uint4* const kr = reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K);
+    float kk = 0.f;
+#pragma unroll
+    for (int i = 0; i < K / 8; ++i) {
+      const uint4 x = __ldg(kr + i);
+      const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
+        kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
+      }
+    }
+    const float b = bf2f(p.beta[tok * p.H + h]);
+    term = (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);
+  __shared__ float warp_sum[kChunk / 32];
+  if ((t & 31) == 0) warp_sum[t >> 5] = term;
+  __syncthreads();
+  if (t == 0) {
+    float sum = 0.f;
+#pragma unroll
+    for (int w = 0; w < kChunk / 32; ++w) sum += warp_sum[w];
+    p.decay_bound[int64_t(c) * p.H + h] = sum;
+  }
+}
+
+// ... and each segment's cut for head h (kernels/delta/segments.h's decay_cut_starts): the latest
+// chunk b before its first (p.seq_chunk[n]) whose bounds over [b, first) sum to at most
+// p.decay_log_tolerance, as b; else its sequence's first chunk (that of the sequence's first
+// segment, p.seg_lead[n]) as −(that + 1), the pass then starting from h0. One warp a (segment,
+// head), 32 chunks a step, nearest first. (A template, K unused: instantiated where it runs.)
+template <int K>
+__global__ void __launch_bounds__(32) decay_cut_plan_kernel(const DeltaParams p) {
+  const int n = blockIdx.x, h = blockIdx.y, lane = threadIdx.x;
+  const int first = p.seq_chunk[n], seq0 = p.seq_chunk[p.seg_lead[n]];
+  float run = 0.f;  // the bounds of the chunks already passed
+  int cut = -1;
+  for (int base = first - 1; base >= seq0 && cut < 0; base -= 32) {
+    const int c = base - lane;
+    float x = c >= seq0 ? p.decay_bound[int64_t(c) * p.H + h] : 0.f;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {  // inclusive prefix over the nearer chunks
+      const float y = __shfl_up_sync(0xffffffffu, x, o);
+      if (lane >= o) x += y;
+    }
+    const unsigned hit = __ballot_sync(0xffffffffu, c >= seq0 && run + x <= p.decay_log_tolerance);
+    if (hit) cut = base - (__ffs(hit) - 1);
+    run += __shfl_sync(0xffffffffu, x, 31);
+  }
+  if (lane == 0) p.seg_plan[int64_t(n) * p.H + h] = cut >= 0 ? cut : -(seq0 + 1);
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

@@ -162,6 +162,15 @@ struct DeltaParams {
   // P E) [tok][H][K] (K = V), which segment_correct_kernel multiplies by the segment's start state.
   const int* seg_seq = nullptr;
   bf16_t* seg_y = nullptr;
+  // The decay cut (SegmentForm::DecayCut; state_fwd's WARM): each chunk's log bound on its state
+  // map's norm [num_chunks][H] (decay_bound_kernel), the tolerance it is cut at, each segment's
+  // sequence and that sequence's first segment [num_seqs], and each segment's start for each head
+  // [num_seqs][H] (decay_cut_plan_kernel: a chunk, or −(the sequence's first + 1) for h0).
+  float* decay_bound = nullptr;
+  float decay_log_tolerance = 0.f;
+  const int* seg_owner = nullptr;
+  const int* seg_lead = nullptr;
+  int* seg_plan = nullptr;
 };
 
 // The segment scan's scan over segments (Config::scan_segments; kernels/delta/segments.h, whose

@@ -349,6 +349,7 @@ std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
 std::atomic<int64_t> g_fused_channel_forwards{0};
 std::atomic<int64_t> g_segment_scan_forwards{0};
 std::atomic<int64_t> g_two_pass_segment_forwards{0};
+std::atomic<int64_t> g_decay_cut_forwards{0};
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -397,10 +398,12 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 // The two-pass form (Config::segment_form): its plane pass runs about 2 S CTAs a pair (the
 // first segments' second plane is not run), one an SM, so seg2p takes segment-head pairs near 64
 // (at 16 pairs 4 segments: 112 CTAs in one wave), at most 16 pairs; seg2p32 the same at up to 32
-// (counted to lose there, docs/perf-delta.md: to check the count).
+// (counted to lose there, docs/perf-delta.md: to check the count). The decay cut (GDN alone: its
+// gates' decay bounds the dropped state; DeltaNet's bound never cuts): one pass of one CTA a
+// segment and head, so dcut takes segment-head pairs near 128, at up to 32 pairs.
 struct SegmentChoice {
   int count = 1;  // segments a sequence (1: no segment scan)
-  bool two_pass = false;
+  SegmentForm form = SegmentForm::ThreePass;
 };
 SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
@@ -409,23 +412,32 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   int64_t longest = 0;
   for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
   if (longest < 2) return {};
-  if (cfg.scan_segments != 0) return {std::max(cfg.scan_segments, 1), cfg.segment_form == SegmentForm::TwoPass};
+  const bool cut_applies = var == kGDN;
+  if (cfg.scan_segments != 0) {
+    if (cfg.segment_form == SegmentForm::DecayCut && !cut_applies) return {};
+    return {std::max(cfg.scan_segments, 1), cfg.segment_form};
+  }
   const int64_t pairs = d.N * d.H;
-  const bool two_pass = cfg.segment_form == SegmentForm::TwoPass || experiment("seg2p", var) || experiment("seg2p32", var);
-  const bool upto32 = two_pass ? experiment("seg2p32", var) : experiment("segscan32p", var);
-  const int64_t target = two_pass                                      ? (experiment("seg2p", var) || upto32 ? 64 : 0)
+  const bool cut = cut_applies && (cfg.segment_form == SegmentForm::DecayCut || experiment("dcut", var));
+  const bool two_pass =
+      !cut && (cfg.segment_form == SegmentForm::TwoPass || experiment("seg2p", var) || experiment("seg2p32", var));
+  const bool upto32 = cut || (two_pass ? experiment("seg2p32", var) : experiment("segscan32p", var));
+  const int64_t target = cut                                            ? (experiment("dcut", var) ? 128 : 0)
+                         : two_pass                                     ? (experiment("seg2p", var) || upto32 ? 64 : 0)
                          : experiment("segscan", var) || upto32         ? 128
                          : experiment("segscan64", var)                 ? 64
                                                                         : 0;
   if (target == 0 || pairs == 0 || pairs > (upto32 ? 32 : 16)) return {};
   const int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
-  return count >= 2 ? SegmentChoice{int(count), two_pass} : SegmentChoice{};
+  const SegmentForm form = cut ? SegmentForm::DecayCut : two_pass ? SegmentForm::TwoPass : SegmentForm::ThreePass;
+  return count >= 2 ? SegmentChoice{int(count), form} : SegmentChoice{};
 }
 
 // A segment layout's index on dev, i32: seg_first [N + 1], then each segment's flag, 1 where it
 // ends its sequence [num segments], then each segment's sequence where it is that sequence's
-// first, else −1 [num segments] (SegmentScanParams::seg_first, DeltaParams::seg_last,
-// DeltaParams::seg_seq); uploaded once per layout, as the chunk tables are.
+// first, else −1, then each segment's sequence, then that sequence's first segment [num
+// segments each] (SegmentScanParams::seg_first, DeltaParams::seg_last, seg_seq, seg_owner,
+// seg_lead); uploaded once per layout, as the chunk tables are.
 Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const Stream& s) {
   return cached_per_layout<Tensor>(dev.index, seg_first, [&] {
     std::vector<double> v(seg_first.begin(), seg_first.end());
@@ -433,6 +445,10 @@ Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const St
       for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
     for (size_t n = 0; n + 1 < seg_first.size(); ++n)
       for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i == seg_first[n] ? double(n) : -1.0);
+    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(double(n));
+    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(double(seg_first[n]));
     return Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
   });
 }
@@ -521,9 +537,12 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   if (fused_gate(var, true, false, li.bv)) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
 
   const int64_t segs = sl.dims.N;
-  const Tensor L = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
-  const Tensor Phi = Tensor::empty({segs, d.H, d.K, d.K}, DType::F32, dev, &s);
-  const Tensor H_in = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  Tensor L, Phi, H_in;  // the scan's (the decay cut runs none)
+  if (choice.form != SegmentForm::DecayCut) {
+    L = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+    Phi = Tensor::empty({segs, d.H, d.K, d.K}, DType::F32, dev, &s);
+    H_in = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  }
   const Tensor index = segment_index(sl.seg_first, dev, s);
   if (!r.ht.defined()) p.seg_last = ptr<int>(index) + (d.N + 1);
   SegmentScanParams sc;
@@ -536,7 +555,20 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sc.H_in = ptr<float>(H_in);
   sc.ht = ptr<float>(r.ht);
   Tensor Y;  // the two-pass form's homogeneous outputs [B, T, H, K]
-  if (choice.two_pass) {
+  Tensor bounds, plan;  // the decay cut's [num_chunks, H] f32 and [segments, H] i32
+  if (choice.form == SegmentForm::DecayCut) {
+    g_decay_cut_forwards.fetch_add(1, std::memory_order_relaxed);
+    bounds = Tensor::empty({std::max(ct.num_chunks, 1), d.H}, DType::F32, dev, &s);
+    plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
+    p.decay_bound = ptr<float>(bounds);
+    p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
+    p.seg_plan = ptr<int>(plan);
+    p.seg_owner = ptr<int>(index) + (d.N + 1) + 2 * segs;
+    p.seg_lead = ptr<int>(index) + (d.N + 1) + 3 * segs;
+    p.seg_last = ptr<int>(index) + (d.N + 1);  // (its last segment writes the final state)
+    p.ht = ptr<float>(r.ht);
+  }
+  if (choice.form == SegmentForm::TwoPass) {
     g_two_pass_segment_forwards.fetch_add(1, std::memory_order_relaxed);
     Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
     p.seg_y = ptr<bf16_t>(Y);
@@ -830,5 +862,6 @@ int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbe
 int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::memory_order_relaxed); }
 int64_t segment_scan_forwards() { return g_segment_scan_forwards.load(std::memory_order_relaxed); }
 int64_t two_pass_segment_forwards() { return g_two_pass_segment_forwards.load(std::memory_order_relaxed); }
+int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_order_relaxed); }
 
 }  // namespace rewy::delta::cuda_impl

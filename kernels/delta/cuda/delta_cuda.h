@@ -16,5 +16,6 @@ int64_t unfused_forwards_keeping_tbeta();
 int64_t fused_channel_forwards();
 int64_t segment_scan_forwards();
 int64_t two_pass_segment_forwards();
+int64_t decay_cut_forwards();
 
 }  // namespace rewy::delta::cuda_impl

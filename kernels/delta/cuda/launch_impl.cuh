@@ -462,6 +462,19 @@ void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
                     StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s, false, 2);
 }
 
+// The decay cut (state_fwd's WARM): each segment from its cut, whole-V slices (one CTA an SM);
+// before it the chunks' bounds and the segments' cuts.
+template <int VAR, int K, int V>
+void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
+  if (p.num_chunks == 0 || p.H == 0) return;
+  static const std::string bound_name = "decay_bound<" + std::to_string(K) + ">", plan_name = "decay_cut_plan";
+  timed_launch(bound_name, s, [&] { decay_bound_kernel<K><<<dim3(p.num_chunks, p.H), kChunk, 0, s>>>(p); });
+  timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), 32, 0, s>>>(p); });
+  static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
+  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,
+                    StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s);
+}
+
 // ... and its correction O += Y H_in (segment_correct_kernel, G chunks a CTA); max_chunks: the
 // longest segment's chunk count.
 template <int K, int V>
@@ -732,7 +745,13 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       REWY_CHECK(p.Tbeta && !p.prep_done, "the segment scan: the fused forward's wy_prep, not beside the pass");
       REWY_CHECK(!p.seg_y || (p.seg_seq && sc.first_exact && !sc.h0),
                  "the segment scan's two-pass form: seg_seq and first_exact set, no h0 in the scan");
+      REWY_CHECK(!p.seg_plan || (VAR == kGDN && p.decay_bound && p.seg_owner && p.seg_lead && p.seg_last),
+                 "the decay cut: GDN's, with bounds, owners, first segments and last-segment flags");
       launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, false);
+      if (p.seg_plan) {
+        if constexpr (VAR == kGDN) launch_decay_cut<VAR, K, V>(p, li.stream);
+        return;
+      }
       if (p.seg_y) {
         DeltaParams planes = p;
         planes.ht = sc.L;

@@ -22,7 +22,8 @@ namespace rewy::delta::cuda_impl {
 // g2fuse (GDN2's Recompute forward forming E in the state pass: the same place); uhalf (the
 // unfused output pass by column halves at V-slices of 128: launch_state_fwd_as); segscan,
 // segscan64, segscan32p (DeltaNet's and GDN's few-pair Recompute forward by the segment scan:
-// delta_cuda.cu's scan_segment_choice), seg2p, seg2p32 (the same by its two-pass form: there too);
+// delta_cuda.cu's scan_segment_choice), seg2p, seg2p32 (the same by its two-pass form: there too),
+// dcut (GDN's decay cut: there too);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

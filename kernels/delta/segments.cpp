@@ -68,6 +68,13 @@ void scan_as(const Tensor& first, const Tensor& local, const Tensor& Phi, const 
     }
 }
 
+// A four-dimensional operand of the segment scan's CPU twins: contiguous, on the CPU, of dtype dt and shape.
+void expect_operand(const char* who, const Tensor& t, DType dt, const Shape& shape, const char* what) {
+  REWY_CHECK(t.device().is_cpu() && t.dtype() == dt && t.shape() == shape && t.is_contiguous(),
+             "{}: {} must be a contiguous CPU {} tensor of shape [{}, {}, {}, {}], got {}", who, what, dtype_name(dt),
+             shape[0], shape[1], shape[2], shape[3], t.str());
+}
+
 // The shapes both scans take: L or M [Nseg, H, K, V], Phi [Nseg, H, K, K], the sequences' state
 // (h0 or dht) [N, H, K, V] if defined; CPU, contiguous, one float dtype.
 void check_scan_operands(const char* who, const Tensor& seq_state, const char* seq_name, const Tensor& local,
@@ -81,14 +88,9 @@ void check_scan_operands(const char* who, const Tensor& seq_state, const char* s
   const int64_t H = local.size(1), K = local.size(2), V = local.size(3);
   const DType dt = local.dtype();
   REWY_CHECK(dt == DType::F32 || dt == DType::F64, "{}: f32 or f64 on the CPU, got {}", who, local.str());
-  auto expect = [&](const Tensor& t, const Shape& shape, const char* what) {
-    REWY_CHECK(t.device().is_cpu() && t.dtype() == dt && t.shape() == shape && t.is_contiguous(),
-               "{}: {} must be a contiguous CPU {} tensor of shape [{}, {}, {}, {}], got {}", who, what, dtype_name(dt),
-               shape[0], shape[1], shape[2], shape[3], t.str());
-  };
-  expect(local, {Nseg, H, K, V}, local_name);
-  expect(Phi, {Nseg, H, K, K}, "Phi");
-  if (seq_state.defined()) expect(seq_state, {N, H, K, V}, seq_name);
+  expect_operand(who, local, dt, {Nseg, H, K, V}, local_name);
+  expect_operand(who, Phi, dt, {Nseg, H, K, K}, "Phi");
+  if (seq_state.defined()) expect_operand(who, seq_state, dt, {N, H, K, V}, seq_name);
 }
 
 }  // namespace
@@ -167,10 +169,7 @@ std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, cons
 std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                       double log_tolerance) {
   const int64_t nseg = sl.dims.N;
-  std::vector<int64_t> first_chunk(size_t(nseg) + 1, 0);  // each segment's first chunk
-  for (int64_t s = 0; s < nseg; ++s)
-    first_chunk[size_t(s) + 1] =
-        first_chunk[size_t(s)] + (sl.dims.seq_start[s + 1] - sl.dims.seq_start[s] + chunk - 1) / chunk;
+  const std::vector<int64_t> first_chunk = sl.dims.chunk_start(chunk);  // each segment's first chunk
   REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "decay_cut_starts: {} bounds for {} chunks of {} heads",
              bounds.size(), first_chunk.back(), H);
   std::vector<int64_t> starts(size_t(nseg * H));
@@ -203,14 +202,9 @@ void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, con
              sl.dims.seq_start.empty() ? 0 : sl.dims.seq_start.back(), B * T);
   REWY_CHECK(Y.dim() == 4, "{}: Y must be [{}, {}, {}, K], got {}", who, B, T, H, Y.str());
   const int64_t K = Y.size(3);
-  auto expect = [&](const Tensor& t, const Shape& shape, const char* what) {
-    REWY_CHECK(t.device().is_cpu() && t.dtype() == dt && t.shape() == shape && t.is_contiguous(),
-               "{}: {} must be a contiguous CPU {} tensor of shape [{}, {}, {}, {}], got {}", who, what, dtype_name(dt),
-               shape[0], shape[1], shape[2], shape[3], t.str());
-  };
-  expect(o, {B, T, H, V}, "o");
-  expect(Y, {B, T, H, K}, "Y");
-  expect(H_in, {sl.dims.N, H, K, V}, "H_in");
+  expect_operand(who, o, dt, {B, T, H, V}, "o");
+  expect_operand(who, Y, dt, {B, T, H, K}, "Y");
+  expect_operand(who, H_in, dt, {sl.dims.N, H, K, V}, "H_in");
   if (dt == DType::F64) add_corrections_as<double>(o, Y, H_in, sl);
   else add_corrections_as<float>(o, Y, H_in, sl);
 }

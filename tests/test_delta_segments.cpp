@@ -69,29 +69,52 @@ test::Case segment_case(Variant variant) {
   return c;
 }
 
+// [Nseg, H, K, X]: `first`'s state [N, H, K, X] for each sequence's first segment, `other`'s
+// [Nseg, H, K, X] elsewhere (f64).
+Tensor per_segment_states(const std::vector<int64_t>& seg_first, const Tensor& first, const Tensor& other) {
+  const int64_t nseg = seg_first.back(), block = other.numel() / std::max<int64_t>(nseg, 1);
+  Tensor out = other.clone();
+  double* const op = out.data<double>();
+  const double* const fp = first.data<double>();
+  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+    if (seg_first[n] < seg_first[n + 1])
+      std::copy(fp + int64_t(n) * block, fp + int64_t(n + 1) * block, op + seg_first[n] * block);
+  return out;
+}
+
 // What the segment scan forms of a problem cut into `segments`: the layout, the inputs with the
-// segments as sequences and no initial state, each segment's end state from zero (L) and map (Φ:
-// from the identity with v = 0) with that homogeneous pass's outputs (Y [1, T, H, K]), and each
-// segment's start state (the scan's).
+// segments as sequences and no initial state, each segment's end state from zero (L) with its
+// outputs (o_local) and map (Φ: from the identity with v = 0) with that homogeneous pass's outputs
+// (Y [1, T, H, K]), and each segment's start state (the scan's). firsts_from_h0 (the CUDA
+// two-pass form): each sequence's first segment runs from h0 (its L is its end state) and its
+// homogeneous pass from zero (Φ = 0, Y = 0: the kernels do not run it), the scan from zero.
 struct Pieces {
   SegmentLayout sl;
   Inputs local;
-  Tensor L, Phi, Y, H_in, ht;
+  Tensor o_local, L, Phi, Y, H_in, ht;
 };
-Pieces segment_pieces(const Config& cfg, const Inputs& in, int segments) {
+Pieces segment_pieces(const Config& cfg, const Inputs& in, int segments, bool firsts_from_h0 = false) {
   Pieces s;
   s.sl = segment_layout(check_inputs(cfg, in), cfg.chunk, segments);
+  const int64_t N = int64_t(s.sl.seg_first.size()) - 1, nseg = s.sl.dims.N, H = in.q.size(2), K = in.q.size(3);
   s.local = in;
   s.local.cu_seqlens = seqlens_tensor(s.sl.dims.seq_start);
-  s.local.h0 = Tensor();
-  s.L = forward(cfg, s.local).ht;
+  if (firsts_from_h0)
+    s.local.h0 = per_segment_states(s.sl.seg_first, in.h0, Tensor::zeros({nseg, H, K, in.v.size(3)}, DType::F64));
+  else
+    s.local.h0 = Tensor();
+  const ForwardResult loc = forward(cfg, s.local);
+  s.o_local = loc.o;
+  s.L = loc.ht;
   Inputs homogeneous = s.local;
   homogeneous.v = Tensor::zeros(in.v.shape(), DType::F64);
-  homogeneous.h0 = identity_states(s.sl.dims.N, in.q.size(2), in.q.size(3));
+  homogeneous.h0 = identity_states(nseg, H, K);
+  if (firsts_from_h0)
+    homogeneous.h0 = per_segment_states(s.sl.seg_first, Tensor::zeros({N, H, K, K}, DType::F64), homogeneous.h0);
   const ForwardResult hom = forward(cfg, homogeneous);
   s.Phi = hom.ht;
   s.Y = hom.o;
-  scan_segments(in.h0, s.L, s.Phi, s.sl.seg_first, s.H_in, &s.ht);
+  scan_segments(firsts_from_h0 ? Tensor() : in.h0, s.L, s.Phi, s.sl.seg_first, s.H_in, &s.ht);
   return s;
 }
 
@@ -119,18 +142,6 @@ Tensor corrected_outputs(const Pieces& s, const Tensor& local_o) {
   return o;
 }
 
-// [Nseg, H, K, X]: `first`'s state [N, H, K, X] for each sequence's first segment, `other`'s
-// [Nseg, H, K, X] elsewhere (f64).
-Tensor per_segment_states(const std::vector<int64_t>& seg_first, const Tensor& first, const Tensor& other) {
-  const int64_t nseg = seg_first.back(), block = other.numel() / std::max<int64_t>(nseg, 1);
-  Tensor out = other.clone();
-  double* const op = out.data<double>();
-  const double* const fp = first.data<double>();
-  for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-    if (seg_first[n] < seg_first[n + 1])
-      std::copy(fp + int64_t(n) * block, fp + int64_t(n + 1) * block, op + seg_first[n] * block);
-  return out;
-}
 
 // The segments' forwards from their scanned starts give the whole forward's outputs and final
 // state; so do their outputs from zero corrected by Y H_in.
@@ -144,10 +155,9 @@ TEST_P(SegmentScan, ReproducesTheWholeForward) {
     from_starts.h0 = s.H_in;
     EXPECT_LE(test::rel_err(forward(cfg, from_starts).o, whole.o), 1e-12) << what;
     EXPECT_LE(test::rel_err(s.ht, whole.ht), 1e-12) << what;
-    const Tensor local_o = forward(cfg, s.local).o;
-    EXPECT_LE(test::rel_err(corrected_outputs(s, local_o), whole.o), 1e-12) << what << ", corrected";
+    EXPECT_LE(test::rel_err(corrected_outputs(s, s.o_local), whole.o), 1e-12) << what << ", corrected";
     // The segments' own forwards from zero differ (the scan carries the earlier segments' states).
-    EXPECT_GT(test::rel_err(local_o, whole.o), 1e-3) << what;
+    EXPECT_GT(test::rel_err(s.o_local, whole.o), 1e-3) << what;
   }
 }
 
@@ -186,30 +196,16 @@ TEST_P(SegmentScan, ReproducesTheWholeBackward) {
 TEST_P(SegmentScan, TwoPassFormWithFirstSegmentsFromH0) {
   const ForwardResult whole = forward(cfg, p.in);
   ASSERT_TRUE(p.in.h0.defined());
+  const Tensor zero_state = Tensor::zeros({c.H, c.K, c.V}, DType::F64);
   for (int segments : {2, 3, 5}) {
     const std::string what = std::to_string(segments) + " segments";
-    const SegmentLayout sl = segment_layout(check_inputs(cfg, p.in), cfg.chunk, segments);
-    const int64_t nseg = sl.dims.N;
-    const Tensor zeros = Tensor::zeros({nseg, c.H, c.K, c.V}, DType::F64);
-    Inputs local = p.in;
-    local.cu_seqlens = seqlens_tensor(sl.dims.seq_start);
-    local.h0 = per_segment_states(sl.seg_first, p.in.h0, zeros);
-    const ForwardResult loc = forward(cfg, local);
-    Inputs homogeneous = local;
-    homogeneous.v = Tensor::zeros(p.in.v.shape(), DType::F64);
-    homogeneous.h0 = per_segment_states(sl.seg_first, Tensor::zeros({int64_t(c.seqlens.size()), c.H, c.K, c.K}, DType::F64),
-                                        identity_states(nseg, c.H, c.K));
-    const ForwardResult hom = forward(cfg, homogeneous);
-    Tensor H_in, ht;
-    scan_segments(Tensor(), loc.ht, hom.ht, sl.seg_first, H_in, &ht);
-    EXPECT_LE(test::rel_err(ht, whole.ht), 1e-12) << what;
-    for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
-      EXPECT_EQ(test::rel_err(H_in.select(0, sl.seg_first[n]), zeros.select(0, 0)), 0.0) << what;
-    Tensor o = loc.o.clone();
-    add_segment_corrections(o, hom.o, H_in, sl);
-    EXPECT_LE(test::rel_err(o, whole.o), 1e-12) << what;
+    const Pieces s = segment_pieces(cfg, p.in, segments, true);
+    EXPECT_LE(test::rel_err(s.ht, whole.ht), 1e-12) << what;
+    for (size_t n = 0; n + 1 < s.sl.seg_first.size(); ++n)
+      EXPECT_EQ(test::rel_err(s.H_in.select(0, s.sl.seg_first[n]), zero_state), 0.0) << what;
+    EXPECT_LE(test::rel_err(corrected_outputs(s, s.o_local), whole.o), 1e-12) << what;
     // The first segments' outputs from h0 are final already; the others' are not.
-    EXPECT_GT(test::rel_err(loc.o, whole.o), 1e-3) << what;
+    EXPECT_GT(test::rel_err(s.o_local, whole.o), 1e-3) << what;
   }
 }
 

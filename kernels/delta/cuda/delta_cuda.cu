@@ -440,28 +440,18 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
 // seg_lead); uploaded once per layout, as the chunk tables are.
 Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const Stream& s) {
   return cached_per_layout<Tensor>(dev.index, seg_first, [&] {
+    std::vector<double> last, seq, owner, lead;  // each segment's, in segment order
+    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
+      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) {
+        last.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
+        seq.push_back(i == seg_first[n] ? double(n) : -1.0);
+        owner.push_back(double(n));
+        lead.push_back(double(seg_first[n]));
+      }
     std::vector<double> v(seg_first.begin(), seg_first.end());
-    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i + 1 == seg_first[n + 1] ? 1 : 0);
-    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(i == seg_first[n] ? double(n) : -1.0);
-    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(double(n));
-    for (size_t n = 0; n + 1 < seg_first.size(); ++n)
-      for (int64_t i = seg_first[n]; i < seg_first[n + 1]; ++i) v.push_back(double(seg_first[n]));
+    for (const auto* part : {&last, &seq, &owner, &lead}) v.insert(v.end(), part->begin(), part->end());
     return Tensor::from_vector(v, {int64_t(v.size())}, DType::I32).to(dev, &s);
   });
-}
-
-// What DeltaNet's and GDN's fused forward (fused_wu at the pass's slice) never reads: W and U
-// (wy_prep writes 𝒯 Diag(β) in their place and the pass forms E from it, k and v) and GDN's Q̂ and K̄
-// (fused_gate: the pass scales q and k by the rows' gates), so they are not allocated: four
-// [B, T, H, 128] bf16 tensors for GDN, 1.07 GB at (8, 4096, 32). DeltaNet's Q̂ and K̄ are q and k.
-struct Unread {
-  bool w_u = false, q_hat_k_bar = false;
-};
-Unread fused_forward_unread(int var, bool store_state, int slice) {
-  return {fused_wu(var, true, store_state, slice), fused_gate(var, true, store_state, slice)};
 }
 
 // The Recompute forward's kept set: 𝒯 and P (FLA's KDA/GDN2 keep Akk, Aqk and G; the replay
@@ -522,9 +512,9 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   Saved& sv = r.saved;
   sv.policy = cfg.policy;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  const Unread unread = fused_forward_unread(var, false, li.bv);
-  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !unread.q_hat_k_bar, !unread.q_hat_k_bar, !unread.w_u,
-                         !unread.w_u);
+  const bool row_gates = fused_gate(var, true, false, li.bv);
+  // The fused forms read neither W nor U, nor, with the rows' gates, Q̂ or K̄ (forward's rule).
+  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !row_gates, !row_gates, false, false);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   DeltaParams p = base_params(sl.dims, in, ct, resolve_scale(cfg, d));
@@ -534,7 +524,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   const Tensor Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   p.Tbeta = ptr<bf16_t>(Tbeta);
   Tensor gate_rows;
-  if (fused_gate(var, true, false, li.bv)) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
 
   const int64_t segs = sl.dims.N;
   Tensor L, Phi, H_in;  // the scan's (the decay cut runs none)
@@ -544,7 +534,8 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
     H_in = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
   }
   const Tensor index = segment_index(sl.seg_first, dev, s);
-  if (!r.ht.defined()) p.seg_last = ptr<int>(index) + (d.N + 1);
+  const int* const seg_last = ptr<int>(index) + (d.N + 1);  // the index's arrays (segment_index)
+  const int *const seg_seq = seg_last + segs, *const seg_owner = seg_seq + segs, *const seg_lead = seg_owner + segs;
   SegmentScanParams sc;
   sc.N = int(d.N);
   sc.H = int(d.H);
@@ -554,32 +545,32 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sc.Phi = ptr<float>(Phi);
   sc.H_in = ptr<float>(H_in);
   sc.ht = ptr<float>(r.ht);
-  Tensor Y;  // the two-pass form's homogeneous outputs [B, T, H, K]
+  Tensor Y;             // the two-pass form's homogeneous outputs [B, T, H, K]
   Tensor bounds, plan;  // the decay cut's [num_chunks, H] f32 and [segments, H] i32
-  if (choice.form == SegmentForm::DecayCut) {
+  int max_chunks = 0;   // the two-pass form's longest segment, in chunks (its correction's grid)
+  if (choice.form == SegmentForm::ThreePass) {
+    if (!r.ht.defined()) p.seg_last = seg_last;  // (the last segments' maps would serve only the final state)
+  } else if (choice.form == SegmentForm::TwoPass) {
+    g_two_pass_segment_forwards.fetch_add(1, std::memory_order_relaxed);
+    Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
+    p.seg_y = ptr<bf16_t>(Y);
+    p.seg_seq = seg_seq;
+    sc.h0 = nullptr;  // (each sequence's first segment ran from it)
+    sc.first_exact = true;
+    const std::vector<int64_t> first_chunk = sl.dims.chunk_start(kChunk);
+    for (int64_t i = 0; i < segs; ++i) max_chunks = std::max<int>(max_chunks, int(first_chunk[i + 1] - first_chunk[i]));
+  } else {  // DecayCut
     g_decay_cut_forwards.fetch_add(1, std::memory_order_relaxed);
     bounds = Tensor::empty({std::max(ct.num_chunks, 1), d.H}, DType::F32, dev, &s);
     plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
     p.decay_bound = ptr<float>(bounds);
     p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
     p.seg_plan = ptr<int>(plan);
-    p.seg_owner = ptr<int>(index) + (d.N + 1) + 2 * segs;
-    p.seg_lead = ptr<int>(index) + (d.N + 1) + 3 * segs;
-    p.seg_last = ptr<int>(index) + (d.N + 1);  // (its last segment writes the final state)
+    p.seg_owner = seg_owner;
+    p.seg_lead = seg_lead;
+    p.seg_last = seg_last;  // (its last segment writes the final state)
     p.ht = ptr<float>(r.ht);
   }
-  if (choice.form == SegmentForm::TwoPass) {
-    g_two_pass_segment_forwards.fetch_add(1, std::memory_order_relaxed);
-    Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
-    p.seg_y = ptr<bf16_t>(Y);
-    p.seg_seq = ptr<int>(index) + (d.N + 1) + segs;
-    p.seg_last = nullptr;  // (the plane pass forms every segment's outputs)
-    sc.h0 = nullptr;       // (each sequence's first segment ran from it)
-    sc.first_exact = true;
-  }
-  int max_chunks = 0;
-  for (int64_t i = 0; i < segs; ++i)
-    max_chunks = std::max<int>(max_chunks, int((sl.dims.seq_start[i + 1] - sl.dims.seq_start[i] + kChunk - 1) / kChunk));
   dispatch_variant(cfg.variant, [&](auto vc) { launch_segmented_forward<decltype(vc)::value>(p, li, sc, max_chunks); });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
@@ -647,12 +638,15 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool kfuse = fusable && ((cfg.variant == Variant::KDA && cfg.fuse_kda_forward && !experiment("nokfuse", var)) ||
                                  (cfg.variant == Variant::GDN2 && experiment("g2fuse", var)));
   if (kfuse) g_fused_channel_forwards.fetch_add(1, std::memory_order_relaxed);
-  const bool fused = fused_wu(var, true, li.store_state, slice) || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
+  const bool fused_scalar = fused_wu(var, true, li.store_state, slice);
+  const bool fused = fused_scalar || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
   const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
-  const Unread unread = fused_forward_unread(var, li.store_state, slice);
-  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows && !unread.q_hat_k_bar,
-                         !saved_rows && !unread.q_hat_k_bar, !unread.w_u && (!kfuse || cfg.variant == Variant::GDN2),
-                         !unread.w_u);
+  // What DeltaNet's and GDN's fused forward never reads is not allocated: W and U (wy_prep writes
+  // 𝒯 Diag(β) in their place and the pass forms E from it, k and v) and, with the rows' gates, GDN's
+  // Q̂ and K̄ (the pass scales q and k): four [B, T, H, 128] bf16 tensors for GDN, 1.07 GB at
+  // (8, 4096, 32). (DeltaNet's Q̂ and K̄ are q and k.)
+  allocate_intermediates(sv, cfg, d, ct, save, in, dev, s, !saved_rows && !fused_rows, !saved_rows && !fused_rows,
+                         !fused_scalar && (!kfuse || cfg.variant == Variant::GDN2), !fused_scalar);
   if (saved_rows) sv.gate_rows = empty_gate_rows(ct, d.H, dev, s);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);

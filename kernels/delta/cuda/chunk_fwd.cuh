@@ -1217,6 +1217,22 @@ struct WgStateBlock {
       x = holds_state && src ? src[state_at + int64_t(r) * V + cc] : 0.f;
     });
   }
+  // ... of the state at `at` of a [*][H][K][V] tensor: state_of(seq, H) is sequence seq's (the
+  // segment scan's passes, whose sequences are segments, read their sequence's h0 and write its
+  // final state). (load_state, and the plain passes' store of ht, keep their own code: written
+  // through these, 85-99 of each translation unit's kernels compiled differently.)
+  __device__ int64_t state_of(int seq, int H) const { return (int64_t(seq) * H + h) * K * V + v0 + int64_t(srow0) * V; }
+  __device__ void load_state_at(float (&acc)[BV / 2], const float* src, int64_t at) const {
+    wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) { x = holds_state && src ? src[at + int64_t(r) * V + cc] : 0.f; });
+  }
+  // The identity's rows (a map's start, K = V).
+  __device__ void load_identity(float (&acc)[BV / 2]) const {
+    wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) { x = holds_state && srow0 + r == v0 + cc ? 1.f : 0.f; });
+  }
+  // The fragment into dst's state at `at` (nothing where dst is null).
+  __device__ void store_state_at(float (&acc)[BV / 2], float* dst, int64_t at) const {
+    if (holds_state && dst) wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) { dst[at + int64_t(r) * V + cc] = x; });
+  }
 };
 
 // The dynamic shared memory's base rounded up to 1024 bytes (swizzled tiles; the layouts reserve
@@ -1383,20 +1399,17 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   float Hacc[BV / 2];  // rows [srow0, +64) of the K×BV state slice, fp32
   if constexpr (MAP) {  // z = 1: Φ, from the identity (v as 0 below)
     if (blockIdx.z == 1)
-      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { x = holds_state && srow0 + r == v0 + cc ? 1.f : 0.f; });
+      blk.load_identity(Hacc);
     else
       blk.load_state(Hacc, p.h0);
   } else if constexpr (WARM) {  // from the sequence's h0 at its start, else from zero at the cut
-    const float* const h0 =
-        warm_h0 && p.h0 ? p.h0 + ((int64_t(p.seg_owner[n]) * p.H + h) * K + srow0) * V + v0 : nullptr;
-    wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { x = holds_state && h0 ? h0[int64_t(r) * V + cc] : 0.f; });
+    blk.load_state_at(Hacc, warm_h0 ? p.h0 : nullptr, blk.state_of(p.seg_owner[n], p.H));
   } else if constexpr (PLANES) {  // z = 1 as MAP's; z = 0 from the sequence's h0 (a first segment) or zero
     const int seq = p.seg_seq[n];
-    const float* const h0 = seq >= 0 && p.h0 ? p.h0 + ((int64_t(seq) * p.H + h) * K + srow0) * V + v0 : nullptr;
-    wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) {
-      x = blockIdx.z == 1 ? (holds_state && srow0 + r == v0 + cc ? 1.f : 0.f)
-                          : (holds_state && h0 ? h0[int64_t(r) * V + cc] : 0.f);
-    });
+    if (blockIdx.z == 1)
+      blk.load_identity(Hacc);
+    else
+      blk.load_state_at(Hacc, seq >= 0 ? p.h0 : nullptr, blk.state_of(seq >= 0 ? seq : 0, p.H));
   } else {
     blk.load_state(Hacc, p.h0);
   }
@@ -1582,13 +1595,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   else
     seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
   if constexpr (WARM) {  // the sequence's final state, by its last segment
-    const int64_t at = ((int64_t(p.seg_owner[n]) * p.H + h) * K + srow0) * V + v0;
-    if (holds_state && p.ht && p.seg_last[n])
-      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[at + int64_t(r) * V + cc] = x; });
+    if (p.seg_last[n]) blk.store_state_at(Hacc, p.ht, blk.state_of(p.seg_owner[n], p.H));
   } else if constexpr (MAP || PLANES) {
-    float* const ht = blockIdx.z == 1 ? p.seg_maps : p.ht;  // (Φ is a [K][K] state, K = V)
-    if (holds_state && ht)
-      wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { ht[state_at + int64_t(r) * V + cc] = x; });
+    blk.store_state_at(Hacc, blockIdx.z == 1 ? p.seg_maps : p.ht, state_at);  // (Φ is a [K][K] state, K = V)
   } else if (holds_state && p.ht) {
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.ht[state_at + int64_t(r) * V + cc] = x; });
   }

@@ -53,6 +53,9 @@ void scan_segments(const Tensor& h0, const Tensor& L, const Tensor& Phi, const s
 // [Nseg, H, K, K] as scan_segments' -> dH_out [Nseg, H, K, V] (each segment's ∂H at its end: the
 // dht of its own backward) and, where dh0 is given, the sequences' ∂h0 [N, H, K, V] (dht for an
 // empty sequence).
+void scan_segments_reverse(const Tensor& dht, const Tensor& M, const Tensor& Phi, const std::vector<int64_t>& seg_first,
+                           Tensor& dH_out, Tensor* dh0);
+
 // The two-pass form's correction (the twin of the CUDA forward's segment_correct_kernel): o += Y
 // H_in(s) over the tokens of every segment s of sl, o [B, T, H, V] (each segment's outputs from
 // its own start), Y [B, T, H, K] (the homogeneous pass's outputs), H_in [Nseg, H, K, V]: CPU
@@ -75,8 +78,5 @@ std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, cons
 // sequence's first chunk (from h0); a sequence's first segment starts at its own first chunk.
 std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                       double log_tolerance);
-
-void scan_segments_reverse(const Tensor& dht, const Tensor& M, const Tensor& Phi, const std::vector<int64_t>& seg_first,
-                           Tensor& dH_out, Tensor* dh0);
 
 }  // namespace rewy::delta

@@ -280,6 +280,85 @@ TEST(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
       EXPECT_EQ(chunk_token(dn[size_t(s * c.H)]), d.seq_start[n]);
 }
 
+// The backward's decay cut (decay_cut_ends, with the forward's decay_cut_starts): every segment's
+// backward over its chunks from its forward cut to its backward cut (from h0 at its sequence's
+// start, from dht at its end, else from zero state and zero ∂H) gives the whole backward's
+// gradients on the segment's own tokens, head by head, within the tolerance, and a sequence's
+// ∂h0 where the run starts at h0; some segments' backward does stop before their sequence's end;
+// at a loose tolerance the dropped ∂H shows; with none every run is the whole sequence.
+TEST(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
+  test::Case c;
+  c.variant = Variant::GDN;
+  c.seqlens = {1600, 900, 100};
+  c.T = 2600;
+  c.H = 2, c.K = 16, c.V = 16;
+  c.h0 = true;
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
+  const test::Problem p = test::make_problem(c, seed);
+  ASSERT_TRUE(p.dht.defined());
+  const Config cfg = test::config(c.variant, Impl::Chunk);
+  const Dims d = check_inputs(cfg, p.in);
+  const Grads whole = test::run_backward(cfg, p);
+  const std::vector<double> bounds = chunk_decay_bounds(p.in.k, p.in.beta, p.in.g, d, cfg.chunk);
+  const SegmentLayout sl = segment_layout(d, cfg.chunk, 3);
+  const std::vector<int64_t> chunk0 = d.chunk_start(cfg.chunk);
+  // Chunk c's first token, c in sequence n's chunks or its end.
+  auto chunk_token = [&](size_t n, int64_t chunk) {
+    return std::min(d.seq_start[n] + (chunk - chunk0[n]) * cfg.chunk, d.seq_start[n + 1]);
+  };
+  for (double log_tolerance : {std::log(0x1p-30), -1.0, -1e300}) {
+    const bool loose = log_tolerance == -1.0, none = log_tolerance < -1e3;
+    const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, c.H, cfg.chunk, log_tolerance);
+    const std::vector<int64_t> ends = decay_cut_ends(bounds, sl, c.H, cfg.chunk, log_tolerance);
+    int cuts = 0;
+    double worst = 0;
+    for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+      for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+        for (int64_t h = 0; h < c.H; ++h) {
+          const int64_t t0 = chunk_token(n, starts[size_t(s * c.H + h)]), t1 = chunk_token(n, ends[size_t(s * c.H + h)]);
+          const int64_t own0 = sl.dims.seq_start[s], own1 = sl.dims.seq_start[s + 1];
+          ASSERT_LE(t0, own0);
+          ASSERT_GE(t1, own1);
+          const bool from_h0 = t0 == d.seq_start[n], to_end = t1 == d.seq_start[n + 1];
+          cuts += to_end ? 0 : 1;
+          auto part = [&](const Tensor& x) { return x.slice(1, t0, t1).slice(2, h, h + 1).contiguous(); };
+          auto state = [&](const Tensor& x) {
+            return x.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
+          };
+          Inputs in;
+          in.q = part(p.in.q), in.k = part(p.in.k), in.v = part(p.in.v), in.beta = part(p.in.beta), in.g = part(p.in.g);
+          if (from_h0) in.h0 = state(p.in.h0);
+          const ForwardResult f = forward(cfg, in);
+          const Grads g = backward(cfg, in, f, part(p.dout), to_end ? state(p.dht) : Tensor());
+          const std::pair<const char*, std::pair<Tensor, Tensor>> pairs[] = {
+              {"dq", {g.dq, whole.dq}}, {"dk", {g.dk, whole.dk}}, {"dv", {g.dv, whole.dv}},
+              {"dbeta", {g.dbeta, whole.dbeta}}, {"dg", {g.dg, whole.dg}}};
+          for (const auto& [name, pr] : pairs) {
+            const Tensor got = pr.first.slice(1, own0 - t0, own1 - t0).contiguous();
+            const Tensor want = pr.second.slice(1, own0, own1).slice(2, h, h + 1).contiguous();
+            const double err = test::rel_err(got, want);
+            worst = std::max(worst, err);
+            if (!loose) {
+              EXPECT_LE(err, none ? 1e-12 : 1e-7) << name << ", segment " << s << ", head " << h << ", chunks "
+                                                   << starts[size_t(s * c.H + h)] << "-" << ends[size_t(s * c.H + h)];
+            }
+          }
+          if (from_h0 && !loose) {
+            EXPECT_LE(test::rel_err(g.dh0, state(whole.dh0)), none ? 1e-12 : 1e-7) << "dh0, segment " << s << ", head " << h;
+          }
+        }
+    if (none) {
+      EXPECT_EQ(cuts, 0);
+    } else {
+      EXPECT_GT(cuts, 2) << "no segment's backward stopped before its sequence's end: the cut went untested";
+    }
+    if (loose) {
+      EXPECT_GT(worst, 1e-6) << "cuts one chunk away left the gradients unchanged: the comparison cannot see a cut";
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllVariants, SegmentScan, testing::ValuesIn(test::all_variants()), test::variant_name);
 
 TEST(SegmentScanErrors, NameTheMisShapedTensor) {

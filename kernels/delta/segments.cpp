@@ -191,6 +191,31 @@ std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const S
   return starts;
 }
 
+std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
+                                    double log_tolerance) {
+  const int64_t nseg = sl.dims.N;
+  const std::vector<int64_t> first_chunk = sl.dims.chunk_start(chunk);  // each segment's first chunk
+  REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "decay_cut_ends: {} bounds for {} chunks of {} heads",
+             bounds.size(), first_chunk.back(), H);
+  std::vector<int64_t> ends(size_t(nseg * H));
+  for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+    for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t seq_end = first_chunk[size_t(sl.seg_first[n + 1])], c1 = first_chunk[size_t(s) + 1];
+        int64_t end = seq_end;
+        double sum = 0;
+        for (int64_t c = c1; c < seq_end; ++c) {
+          sum += bounds[size_t(c * H + h)];
+          if (sum <= log_tolerance) {
+            end = c + 1;
+            break;
+          }
+        }
+        ends[size_t(s * H + h)] = end;
+      }
+  return ends;
+}
+
 void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {
   const char* who = "add_segment_corrections";
   REWY_CHECK(o.dim() == 4, "{}: o must be [B, T, H, V], got {}", who, o.str());

@@ -78,5 +78,13 @@ std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, cons
 // sequence's first chunk (from h0); a sequence's first segment starts at its own first chunk.
 std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                       double log_tolerance);
+// The backward's cut, the same bound read forward in time: ∂H runs the transposed maps, of the
+// same norms, so each segment's ∂H at its end is that of a backward from zero at a later chunk once
+// the run between has decayed past the tolerance. For each segment of sl and head, [Nseg * H]:
+// the chunk its backward starts from (exclusive: ∂H is zero after that chunk's predecessor), the
+// earliest e after its last chunk with Σ bounds over [its end, e) ≤ log_tolerance, else its
+// sequence's end chunk (from dht); a sequence's last segment ends at its sequence's end.
+std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
+                                    double log_tolerance);
 
 }  // namespace rewy::delta

@@ -216,28 +216,35 @@ TEST_P(SegmentScan, TwoPassFormWithFirstSegmentsFromH0) {
 // the test would not test the cut); at a loose tolerance (e^-1) the dropped state shows in the
 // outputs (so the comparison sees a cut); with no tolerance every segment starts at its
 // sequence's start and the outputs agree to rounding. DeltaNet's bound never cuts.
-TEST(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
-  test::Case c;
-  c.variant = Variant::GDN;
-  c.seqlens = {1600, 900, 100};
-  c.T = 2600;
-  c.H = 2, c.K = 16, c.V = 16;
-  c.h0 = true;
+// GDN at three sequences of 1600, 900 and 100 tokens, two heads, h0 and dht, cut into segments of
+// a third of each sequence, with each chunk's decay bound.
+class DecayCut : public testing::Test {
+ protected:
+  test::Case c = [] {
+    test::Case c;
+    c.variant = Variant::GDN;
+    c.seqlens = {1600, 900, 100};
+    c.T = 2600;
+    c.H = 2, c.K = 16, c.V = 16;
+    c.h0 = true, c.dht = true;
+    return c;
+  }();
   const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
+  testing::ScopedTrace trace{__FILE__, __LINE__, c.str() + " seed " + std::to_string(seed)};
   const test::Problem p = test::make_problem(c, seed);
   const Config cfg = test::config(c.variant, Impl::Chunk);
   const Dims d = check_inputs(cfg, p.in);
-  const ForwardResult whole = forward(cfg, p.in);
   const std::vector<double> bounds = chunk_decay_bounds(p.in.k, p.in.beta, p.in.g, d, cfg.chunk);
   const SegmentLayout sl = segment_layout(d, cfg.chunk, 3);
   const std::vector<int64_t> chunk0 = d.chunk_start(cfg.chunk);
-  // A token's chunk start, by the chunk index (chunks of sequence n from chunk0[n], 64 tokens apart).
-  auto chunk_token = [&](int64_t chunk) {
-    int64_t n = 0;
-    while (chunk0[size_t(n) + 1] <= chunk) ++n;
-    return d.seq_start[n] + (chunk - chunk0[size_t(n)]) * cfg.chunk;
-  };
+  // Chunk `chunk`'s first token, the chunk in sequence n or its end.
+  int64_t chunk_token(size_t n, int64_t chunk) const {
+    return std::min(d.seq_start[n] + (chunk - chunk0[n]) * cfg.chunk, d.seq_start[n + 1]);
+  }
+};
+
+TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
+  const ForwardResult whole = forward(cfg, p.in);
   for (double log_tolerance : {std::log(0x1p-30), -1.0, -1e300}) {
     const bool loose = log_tolerance == -1.0, none = log_tolerance < -1e3;
     const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, c.H, cfg.chunk, log_tolerance);
@@ -246,7 +253,7 @@ TEST(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
     for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
       for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
         for (int64_t h = 0; h < c.H; ++h) {
-          const int64_t start = starts[size_t(s * c.H + h)], t0 = chunk_token(start);
+          const int64_t start = starts[size_t(s * c.H + h)], t0 = chunk_token(n, start);
           const int64_t own0 = sl.dims.seq_start[s], t1 = sl.dims.seq_start[s + 1];
           const bool from_h0 = t0 == d.seq_start[n];
           cuts += from_h0 ? 0 : 1;
@@ -277,7 +284,7 @@ TEST(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
   const std::vector<int64_t> dn = decay_cut_starts(flat, sl, c.H, cfg.chunk, std::log(0x1p-30));
   for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
     for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
-      EXPECT_EQ(chunk_token(dn[size_t(s * c.H)]), d.seq_start[n]);
+      EXPECT_EQ(chunk_token(n, dn[size_t(s * c.H)]), d.seq_start[n]);
 }
 
 // The backward's decay cut (decay_cut_ends, with the forward's decay_cut_starts): every segment's
@@ -286,27 +293,9 @@ TEST(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
 // gradients on the segment's own tokens, head by head, within the tolerance, and a sequence's
 // ∂h0 where the run starts at h0; some segments' backward does stop before their sequence's end;
 // at a loose tolerance the dropped ∂H shows; with none every run is the whole sequence.
-TEST(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
-  test::Case c;
-  c.variant = Variant::GDN;
-  c.seqlens = {1600, 900, 100};
-  c.T = 2600;
-  c.H = 2, c.K = 16, c.V = 16;
-  c.h0 = true;
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(c.str() + " seed " + std::to_string(seed));
-  const test::Problem p = test::make_problem(c, seed);
+TEST_F(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
   ASSERT_TRUE(p.dht.defined());
-  const Config cfg = test::config(c.variant, Impl::Chunk);
-  const Dims d = check_inputs(cfg, p.in);
   const Grads whole = test::run_backward(cfg, p);
-  const std::vector<double> bounds = chunk_decay_bounds(p.in.k, p.in.beta, p.in.g, d, cfg.chunk);
-  const SegmentLayout sl = segment_layout(d, cfg.chunk, 3);
-  const std::vector<int64_t> chunk0 = d.chunk_start(cfg.chunk);
-  // Chunk c's first token, c in sequence n's chunks or its end.
-  auto chunk_token = [&](size_t n, int64_t chunk) {
-    return std::min(d.seq_start[n] + (chunk - chunk0[n]) * cfg.chunk, d.seq_start[n + 1]);
-  };
   for (double log_tolerance : {std::log(0x1p-30), -1.0, -1e300}) {
     const bool loose = log_tolerance == -1.0, none = log_tolerance < -1e3;
     const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, c.H, cfg.chunk, log_tolerance);

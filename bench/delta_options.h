@@ -29,8 +29,8 @@ struct DeltaOptions {
   bool serial_forward = false;       // Config::prep_beside = false
   bool multicast = false;            // Config::multicast_state_tiles = true
   bool unfused_kda_forward = false;  // Config::fuse_kda_forward = false
-  int scan_segments = 0;             // Config::scan_segments (0: REWY_EXPERIMENTS=segscan decides; 1: off)
-  bool two_pass_segments = false;    // Config::segment_form = TwoPass (where --scan-segments S or REWY_EXPERIMENTS cuts)
+  int scan_segments = 0;             // Config::scan_segments (0: the rule; 1: off)
+  bool two_pass_segments = false;    // Config::segment_form = TwoPass (where --scan-segments or the rule cuts)
   bool decay_cut = false;            // Config::segment_form = DecayCut (GDN; the same)
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };

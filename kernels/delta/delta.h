@@ -33,7 +33,7 @@ enum class Variant { DeltaNet, GDN, KDA, GDN2 };
 enum class BackwardAlgo { ReWY, Baseline };  // §5 (one residual solve) vs §4 (FLA's inverse adjoint)
 enum class Policy { Recompute, Save };       // §2.3
 enum class Impl { Naive, Chunk };
-enum class SegmentForm { ThreePass, TwoPass, DecayCut };  // Config::segment_form
+enum class SegmentForm { Auto, ThreePass, TwoPass, DecayCut };  // Config::segment_form
 
 Variant parse_variant(const std::string& s);  // deltanet|gdn|kda|gdn2
 BackwardAlgo parse_backward(const std::string& s);  // rewy|baseline
@@ -135,31 +135,31 @@ struct Config {
   // so not there. false: W and U from wy_prep (for measurement, and for comparing launch orders
   // bit for bit).
   bool fuse_kda_forward = true;
-  // CUDA Recompute forward of DeltaNet and GDN at K = V = 128 (experimental: not yet timed, so off
-  // unless asked for): the segment scan (kernels/delta/segments.h), for the few-pair shapes whose
-  // single state pass a (sequence, head) is a chain of T / 64 steps on a few SMs. Each sequence's
-  // chunks are cut into this many segments (fewer where it has fewer chunks); wy_prep runs alone,
-  // then one pass over every segment forms its end state from zero and its map from the identity,
-  // a scan over each sequence's segments gives their start states, and the output pass runs every
-  // segment from its own: two chains of T / (64 S) steps in place of one of T / 64, the first on
-  // twice the columns, three passes' work in place of one: it can pay only with few pairs. 0: off,
-  // unless REWY_EXPERIMENTS=segscan (or segscan64, segscan32p), which picks the count at up to 16
-  // (sequence, head) pairs (segments × pairs near 128, or 64; at least 8 chunks a segment); 1: off;
-  // S > 1: S segments wherever it applies (not for KDA, GDN2, K or V of 64, Save, slices of 16-32).
+  // CUDA Recompute forward of DeltaNet and GDN at K = V = 128: the segment scan
+  // (kernels/delta/segments.h), for the few-pair shapes whose single state pass a (sequence, head)
+  // is a chain of T / 64 steps on a few SMs. Each sequence's chunks are cut into this many segments
+  // (fewer where it has fewer chunks) whose passes run side by side. 0: the count by rule (delta_cuda.cu's
+  // scan_segment_choice, with the measurements): GDN's decay cut at up to 32 (sequence, head)
+  // pairs, DeltaNet's two-pass form at up to 16, each with at least 8 chunks a segment; 1: off (the
+  // sequential forward); S > 1: S segments wherever it applies (not for KDA, GDN2, K or V of 64,
+  // Save, slices of 16-32).
   int scan_segments = 0;
-  // The segment scan's form where it cuts. ThreePass: as above. TwoPass (experimental, not yet
-  // timed): one pass of two planes, each segment's outputs and end state from its own start (a
-  // sequence's first segment from h0, the others from zero) beside Y and Φ from the identity with
-  // v = 0 (Y = that plane's outputs), the scan, then O += Y H_in on tensor cores (the two-pass
-  // identity in kernels/delta/segments.h): two passes' work instead of three, O rounded to bf16
-  // once more. REWY_EXPERIMENTS=seg2p (or seg2p32) takes it with its own count where
-  // scan_segments is 0. DecayCut (GDN only, experimental, not yet timed): no scan; each segment's
-  // pass starts at the latest chunk before it whose run's state map is bounded below 2^-30 in norm
-  // (the gates' decay; kernels/delta/segments.h's decay_cut_starts), from zero there, or at its
-  // sequence's start from h0 where no such chunk is: one pass of S segments plus their warm-up
-  // chunks; with weak decay it degrades to every segment running from its sequence's start.
-  // REWY_EXPERIMENTS=dcut takes it at up to 32 pairs.
-  SegmentForm segment_form = SegmentForm::ThreePass;
+  // The segment scan's form. Auto: the variant's, GDN's DecayCut and DeltaNet's TwoPass.
+  // ThreePass: wy_prep, then one pass over every segment forms its end state from zero and its map
+  // Φ from the identity, a scan over each sequence's segments gives their start states, and the
+  // output pass runs every segment from its own: three passes' work. TwoPass: one pass of two
+  // planes, each segment's outputs and end state from its own start (a sequence's first segment
+  // from h0, the others from zero) beside Y and Φ from the identity with v = 0 (Y = that plane's
+  // outputs), the scan, then O += Y H_in on tensor cores (the two-pass identity in
+  // kernels/delta/segments.h): two passes' work, O rounded to bf16 once more. DecayCut (GDN only):
+  // no scan; each segment's pass starts at the latest chunk before it whose run's state map is
+  // bounded below 2^-30 in norm (the gates' decay; segments.h's decay_cut_starts), from zero there,
+  // or at its sequence's start from h0 where no such chunk is: one pass of S segments plus their
+  // warm-up chunks (about 7 chunks at the benchmark's gates). With weak decay (per-chunk log-decay
+  // near 0) it degrades to every segment running from its sequence's start: correct, but the chain
+  // is then the whole sequence at whole-V slices and the work up to (S + 1) / 2 times the
+  // sequential pass's; set scan_segments = 1 for such gates.
+  SegmentForm segment_form = SegmentForm::Auto;
 };
 
 struct Inputs {

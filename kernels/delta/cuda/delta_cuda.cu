@@ -387,49 +387,51 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 
 // Config::scan_segments: how many segments the forward cuts each sequence into (1: none). Where
 // it applies: the Recompute forward of DeltaNet and GDN at K = V = 128 whose passes can take
-// V-slices of 64 or 128 (the fused forms the map pass and the scan build on). The segment scan
-// does three passes' work (L, Φ, the output) where the sequential forward does one, all of it on
-// full SMs: counted from the many-pair passes' throughput (about 3.7-4 SM·µs a chunk-head step at
-// slices of 128), it pays only where one pass's chain is several times its work, about 16 pairs
-// or fewer (docs/perf-delta.md, "Fiftieth session"). REWY_EXPERIMENTS=segscan: at most 16 pairs,
-// segments × pairs near 128 (one 128-wide output pass CTA an SM), at least 8 chunks a segment (the
-// longest sequence's count decides); segscan64: near 64 segment-head pairs (the map pass in one
-// wave); segscan32p: segscan's count at up to 32 pairs (where the count says it loses: to check it).
-// The two-pass form (Config::segment_form): its plane pass runs about 2 S CTAs a pair (the
-// first segments' second plane is not run), one an SM, so seg2p takes segment-head pairs near 64
-// (at 16 pairs 4 segments: 112 CTAs in one wave), at most 16 pairs; seg2p32 the same at up to 32
-// (counted to lose there, docs/perf-delta.md: to check the count). The decay cut (GDN alone: its
-// gates' decay bounds the dropped state; DeltaNet's bound never cuts): one pass of one CTA a
-// segment and head, so dcut takes segment-head pairs near 128, at up to 32 pairs.
+// V-slices of 64 or 128 (the fused forms the map pass and the scan build on). With count 0 the
+// rule picks by form (Config::segment_form, else the variant's):
+// - GDN's decay cut: one pass of one CTA a segment and head (plus the warm-up chunks from its
+//   cut), so segment-head pairs near 128, at up to 32 pairs. GDN's Recompute forward 1.168x at
+//   (2, 8192, 16), 1.867x at (1, 16384, 16), 1.294x at (1, 32768, 32) (0.3337 -> 0.2856,
+//   0.5350 -> 0.2866, 1.3013 -> 1.0059 ms; backward unchanged; H200, 2026-12-05,
+//   docs/measurements/2026-12-05-s49/call2/). DeltaNet's bound never cuts.
+// - DeltaNet's two-pass form: its plane pass runs about 2 S CTAs a pair (the first segments'
+//   second plane is not run), one an SM, so segment-head pairs near 64, at most 16 pairs: 1.324x at
+//   (1, 16384, 16) (0.5268 -> 0.3978 ms; GDN's 1.312x, below its cut), at 32 pairs (seg2p32: (2,
+//   8192, 16) and (1, 32768, 32)) 0.80-0.92x as counted (docs/measurements/2026-12-05-s49/call1/).
+// - The three-pass form (no variant's default; REWY_EXPERIMENTS=segscan, segscan64, segscan32p):
+//   three passes' work where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below
+//   the two-pass form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64
+//   near 64, segscan32p segscan's count at up to 32 pairs.
+// At least 8 chunks a segment (the longest sequence's count decides). REWY_EXPERIMENTS=noseg: no
+// segments (the sequential forward, to time against).
 struct SegmentChoice {
   int count = 1;  // segments a sequence (1: no segment scan)
   SegmentForm form = SegmentForm::ThreePass;
 };
 SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
-      (cfg.state_slice != 0 && cfg.state_slice < 64))
+      (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
     return {};
   int64_t longest = 0;
   for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
   if (longest < 2) return {};
   const bool cut_applies = var == kGDN;
-  if (cfg.scan_segments != 0) {
-    if (cfg.segment_form == SegmentForm::DecayCut && !cut_applies) return {};
-    return {std::max(cfg.scan_segments, 1), cfg.segment_form};
-  }
+  const bool three_pass = experiment("segscan", var) || experiment("segscan64", var) || experiment("segscan32p", var);
+  SegmentForm form = cfg.segment_form;
+  if (form == SegmentForm::Auto)
+    form = three_pass                   ? SegmentForm::ThreePass
+           : experiment("seg2p32", var) ? SegmentForm::TwoPass
+           : cut_applies                ? SegmentForm::DecayCut
+                                        : SegmentForm::TwoPass;
+  if (form == SegmentForm::DecayCut && !cut_applies) return {};
+  if (cfg.scan_segments > 1) return {cfg.scan_segments, form};
+  if (experiment("noseg", var)) return {};
   const int64_t pairs = d.N * d.H;
-  const bool cut = cut_applies && (cfg.segment_form == SegmentForm::DecayCut || experiment("dcut", var));
-  const bool two_pass =
-      !cut && (cfg.segment_form == SegmentForm::TwoPass || experiment("seg2p", var) || experiment("seg2p32", var));
-  const bool upto32 = cut || (two_pass ? experiment("seg2p32", var) : experiment("segscan32p", var));
-  const int64_t target = cut                                            ? (experiment("dcut", var) ? 128 : 0)
-                         : two_pass                                     ? (experiment("seg2p", var) || upto32 ? 64 : 0)
-                         : experiment("segscan", var) || upto32         ? 128
-                         : experiment("segscan64", var)                 ? 64
-                                                                        : 0;
-  if (target == 0 || pairs == 0 || pairs > (upto32 ? 32 : 16)) return {};
+  const bool upto32 = form == SegmentForm::DecayCut ||
+                      (form == SegmentForm::TwoPass ? experiment("seg2p32", var) : experiment("segscan32p", var));
+  const int64_t target = form == SegmentForm::TwoPass || experiment("segscan64", var) ? 64 : 128;
+  if (pairs == 0 || pairs > (upto32 ? 32 : 16)) return {};
   const int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
-  const SegmentForm form = cut ? SegmentForm::DecayCut : two_pass ? SegmentForm::TwoPass : SegmentForm::ThreePass;
   return count >= 2 ? SegmentChoice{int(count), form} : SegmentChoice{};
 }
 

@@ -51,7 +51,7 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
     } else if (a == "--backward") {
       opt.backward = words_in(a, args.value(), {"rewy", "baseline"}, "rewy or baseline");
     } else if (a == "--gates") {
-      opt.gates = words_in(a, args.value(), {"bench", "realistic"}, "bench or realistic");
+      opt.gates = words_in(a, args.value(), {"bench", "realistic", "weak"}, "bench, realistic or weak");
     } else if (a == "--samples") {
       opt.samples = int_at_least(a, args.value(), 1, "");
     } else if (a == "--csv") {

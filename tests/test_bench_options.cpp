@@ -93,7 +93,7 @@ TEST(BenchOptions, MalformedValuesNameTheFlag) {
   EXPECT_EQ(error_of({"--flush-mb", "0"}), "--flush-mb needs at least 1 (MB), got 0");
   EXPECT_EQ(error_of({"--scan-segments", "-2"}), "--scan-segments needs at least 0, got -2");
   EXPECT_EQ(error_of({"--ops", "kda,mamba"}), "--ops: unknown 'mamba', expected deltanet, gdn, kda or gdn2");
-  EXPECT_EQ(error_of({"--gates", "realstic"}), "--gates: unknown 'realstic', expected bench or realistic");
+  EXPECT_EQ(error_of({"--gates", "realstic"}), "--gates: unknown 'realstic', expected bench, realistic or weak");
   EXPECT_EQ(error_of({"--policies", "keep"}), "--policies: unknown 'keep', expected recompute or save");
   EXPECT_EQ(error_of({"--backward", "fla"}), "--backward: unknown 'fla', expected rewy or baseline");
   EXPECT_EQ(error_of({"--backward", ""}), "--backward needs at least one of rewy or baseline");

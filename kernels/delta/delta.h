@@ -138,27 +138,27 @@ struct Config {
   // CUDA Recompute forward of DeltaNet and GDN at K = V = 128: the segment scan
   // (kernels/delta/segments.h), for the few-pair shapes whose single state pass a (sequence, head)
   // is a chain of T / 64 steps on a few SMs. Each sequence's chunks are cut into this many segments
-  // (fewer where it has fewer chunks) whose passes run side by side. 0: the count by rule (delta_cuda.cu's
-  // scan_segment_choice, with the measurements): GDN's decay cut at up to 32 (sequence, head)
-  // pairs, DeltaNet's two-pass form at up to 16, each with at least 8 chunks a segment; 1: off (the
-  // sequential forward); S > 1: S segments wherever it applies (not for KDA, GDN2, K or V of 64,
-  // Save, slices of 16-32).
+  // (fewer where it has fewer chunks) whose passes run side by side. 0: the count by rule
+  // (delta_cuda.cu's scan_segment_choice, with the measurements): the two-pass form at up to 16
+  // (sequence, head) pairs, GDN's decay cut (where asked) at up to 32, each with at least 8 chunks
+  // a segment; 1: off (the sequential forward); S > 1: S segments wherever it applies (not for
+  // KDA, GDN2, K or V of 64, Save, slices of 16-32).
   int scan_segments = 0;
-  // The segment scan's form. Auto: the variant's, GDN's DecayCut and DeltaNet's TwoPass.
-  // ThreePass: wy_prep, then one pass over every segment forms its end state from zero and its map
-  // Φ from the identity, a scan over each sequence's segments gives their start states, and the
-  // output pass runs every segment from its own: three passes' work. TwoPass: one pass of two
-  // planes, each segment's outputs and end state from its own start (a sequence's first segment
-  // from h0, the others from zero) beside Y and Φ from the identity with v = 0 (Y = that plane's
-  // outputs), the scan, then O += Y H_in on tensor cores (the two-pass identity in
+  // The segment scan's form. Auto: TwoPass (REWY_EXPERIMENTS=dcut: GDN's DecayCut; segscan:
+  // ThreePass). ThreePass: wy_prep, then one pass over every segment forms its end state from zero
+  // and its map Φ from the identity, a scan over each sequence's segments gives their start
+  // states, and the output pass runs every segment from its own: three passes' work. TwoPass: one
+  // pass of two planes, each segment's outputs and end state from its own start (a sequence's
+  // first segment from h0, the others from zero) beside Y and Φ from the identity with v = 0 (Y =
+  // that plane's outputs), the scan, then O += Y H_in on tensor cores (the two-pass identity in
   // kernels/delta/segments.h): two passes' work, O rounded to bf16 once more. DecayCut (GDN only):
   // no scan; each segment's pass starts at the latest chunk before it whose run's state map is
   // bounded below 2^-30 in norm (the gates' decay; segments.h's decay_cut_starts), from zero there,
   // or at its sequence's start from h0 where no such chunk is: one pass of S segments plus their
-  // warm-up chunks (about 7 chunks at the benchmark's gates). With weak decay (per-chunk log-decay
-  // near 0) it degrades to every segment running from its sequence's start: correct, but the chain
-  // is then the whole sequence at whole-V slices and the work up to (S + 1) / 2 times the
-  // sequential pass's; set scan_segments = 1 for such gates.
+  // warm-up chunks (about 7 chunks at the benchmark's gates), the fastest form there. With weak
+  // decay (a head's log-decay near 0 a chunk) it degrades to every segment running from its
+  // sequence's start: correct, but slower than the sequential forward (the chain is the whole
+  // sequence at whole-V slices), so not the default.
   SegmentForm segment_form = SegmentForm::Auto;
 };
 

@@ -388,20 +388,25 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 // Config::scan_segments: how many segments the forward cuts each sequence into (1: none). Where
 // it applies: the Recompute forward of DeltaNet and GDN at K = V = 128 whose passes can take
 // V-slices of 64 or 128 (the fused forms the map pass and the scan build on). With count 0 the
-// rule picks by form (Config::segment_form, else the variant's):
-// - GDN's decay cut: one pass of one CTA a segment and head (plus the warm-up chunks from its
-//   cut), so segment-head pairs near 128, at up to 32 pairs. GDN's Recompute forward 1.168x at
-//   (2, 8192, 16), 1.867x at (1, 16384, 16), 1.294x at (1, 32768, 32) (0.3337 -> 0.2856,
-//   0.5350 -> 0.2866, 1.3013 -> 1.0059 ms; backward unchanged; H200, 2026-12-05,
-//   docs/measurements/2026-12-05-s49/call2/). DeltaNet's bound never cuts.
-// - DeltaNet's two-pass form: its plane pass runs about 2 S CTAs a pair (the first segments'
-//   second plane is not run), one an SM, so segment-head pairs near 64, at most 16 pairs: 1.324x at
-//   (1, 16384, 16) (0.5268 -> 0.3978 ms; GDN's 1.312x, below its cut), at 32 pairs (seg2p32: (2,
-//   8192, 16) and (1, 32768, 32)) 0.80-0.92x as counted (docs/measurements/2026-12-05-s49/call1/).
-// - The three-pass form (no variant's default; REWY_EXPERIMENTS=segscan, segscan64, segscan32p):
-//   three passes' work where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below
-//   the two-pass form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64
-//   near 64, segscan32p segscan's count at up to 32 pairs.
+// rule picks by form (Config::segment_form, else the two-pass form):
+// - The two-pass form (DeltaNet's and GDN's default): its plane pass runs about 2 S CTAs a pair
+//   (the first segments' second plane is not run), one an SM, so segment-head pairs near 64, at
+//   most 16 pairs: 1.324x DeltaNet's Recompute forward, 1.312x GDN's at (1, 16384, 16) (0.5268 ->
+//   0.3978, 0.5348 -> 0.4076 ms; backward unchanged), at 32 pairs (seg2p32: (2, 8192, 16) and
+//   (1, 32768, 32)) 0.80-0.92x as counted (H200, 2026-12-05, docs/measurements/2026-12-05-s49/call1/).
+// - GDN's decay cut (Config::segment_form = DecayCut, or REWY_EXPERIMENTS=dcut): one pass of one
+//   CTA a segment and head (plus the warm-up chunks from its cut), so segment-head pairs near 128,
+//   at up to 32 pairs. At the benchmark's gates 1.168x / 1.867x / 1.294x GDN's forward at (2,
+//   8192, 16), (1, 16384, 16), (1, 32768, 32) (0.3337 -> 0.2856, 0.5350 -> 0.2866, 1.3013 ->
+//   1.0059 ms; docs/measurements/2026-12-05-s49/call2/). Not the default: where a head's decay is
+//   weak (GDN's heads with A e^{dt} near 0.001 a token need 300 chunks to cut) each segment runs
+//   from its sequence's start, the chain the whole sequence at whole-V slices and the work up to
+//   (S + 1) / 2 passes, slower than the sequential forward; a look-back (a segment with no cut
+//   waits for its predecessor's end state) would bound that. DeltaNet's bound never cuts.
+// - The three-pass form (REWY_EXPERIMENTS=segscan, segscan64, segscan32p): three passes' work
+//   where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below the two-pass
+//   form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64 near 64,
+//   segscan32p segscan's count at up to 32 pairs.
 // At least 8 chunks a segment (the longest sequence's count decides). REWY_EXPERIMENTS=noseg: no
 // segments (the sequential forward, to time against).
 struct SegmentChoice {
@@ -419,10 +424,9 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   const bool three_pass = experiment("segscan", var) || experiment("segscan64", var) || experiment("segscan32p", var);
   SegmentForm form = cfg.segment_form;
   if (form == SegmentForm::Auto)
-    form = three_pass                   ? SegmentForm::ThreePass
-           : experiment("seg2p32", var) ? SegmentForm::TwoPass
-           : cut_applies                ? SegmentForm::DecayCut
-                                        : SegmentForm::TwoPass;
+    form = three_pass                                  ? SegmentForm::ThreePass
+           : cut_applies && experiment("dcut", var) ? SegmentForm::DecayCut
+                                                       : SegmentForm::TwoPass;
   if (form == SegmentForm::DecayCut && !cut_applies) return {};
   if (cfg.scan_segments > 1) return {cfg.scan_segments, form};
   if (experiment("noseg", var)) return {};

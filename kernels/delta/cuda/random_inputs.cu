@@ -11,10 +11,10 @@
 namespace rewy::delta {
 namespace {
 
-enum Dist : int { kNormal, kUniform, kSigmoidUniform, kLogsigmoid16, kSafeGate5, kNormalTenth };
+enum Dist : int { kNormal, kUniform, kSigmoidUniform, kLogsigmoid16, kSafeGate5, kNormalTenth, kUniformGate };
 
 template <typename T>
-__global__ void fill_kernel(T* out, int64_t n, uint64_t seed, uint64_t stream, int dist, int round_bf16) {
+__global__ void fill_kernel(T* out, int64_t n, uint64_t seed, uint64_t stream, int dist, int round_bf16, double gate) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     double x;
     switch (dist) {
@@ -27,6 +27,7 @@ __global__ void fill_kernel(T* out, int64_t n, uint64_t seed, uint64_t stream, i
       }
       case kSafeGate5: x = -5.0 / (1.0 + exp(-rng::normal_f64(seed, stream, uint64_t(i)))); break;
       case kNormalTenth: x = 0.1 * rng::normal_f64(seed, stream, uint64_t(i)); break;
+      case kUniformGate: x = gate * (1.0 - rng::uniform(seed, stream, uint64_t(i))); break;  // as Gates::Uniform's
       default: x = rng::normal_f64(seed, stream, uint64_t(i)); break;
     }
     if constexpr (sizeof(T) == 2) out[i] = __float2bfloat16_rn(float(x));
@@ -56,8 +57,7 @@ int grid(int64_t n) { return int(std::min<int64_t>((n + 255) / 256, 4096)); }
 
 RandomCase make_random_case_cuda(const RandomSpec& sp, Device dev) {
   REWY_CHECK(sp.seqlens.empty(), "make_random_case_cuda: varlen is not supported (use make_random_case)");
-  REWY_CHECK(sp.gates == Gates::Bench || sp.gates == Gates::SafeGate,
-             "make_random_case_cuda: bench or safe-gate gates only (use make_random_case)");
+  REWY_CHECK(sp.gates != Gates::Constant, "make_random_case_cuda: constant gates are not supported (use make_random_case)");
   REWY_CHECK(!sp.wide_beta, "make_random_case_cuda: wide beta is not supported (use make_random_case)");
   DeviceGuard guard(dev);
   const Stream s = Stream::default_for(dev);
@@ -67,13 +67,14 @@ RandomCase make_random_case_cuda(const RandomSpec& sp, Device dev) {
   auto bf = [&](Shape shape, int dist) {
     Tensor t = Tensor::empty(shape, DType::BF16, dev, &s);
     fill_kernel<<<grid(t.numel()), 256, 0, st>>>(static_cast<__nv_bfloat16*>(t.data_ptr()), t.numel(), sp.seed, stream++,
-                                                 dist, 1);
+                                                 dist, 1, sp.gate);
     CUDA_CHECK_LAUNCH();
     return t;
   };
   auto f32 = [&](Shape shape, int dist) {
     Tensor t = Tensor::empty(shape, DType::F32, dev, &s);
-    fill_kernel<<<grid(t.numel()), 256, 0, st>>>(static_cast<float*>(t.data_ptr()), t.numel(), sp.seed, stream++, dist, 0);
+    fill_kernel<<<grid(t.numel()), 256, 0, st>>>(static_cast<float*>(t.data_ptr()), t.numel(), sp.seed, stream++, dist, 0,
+                                                 sp.gate);
     CUDA_CHECK_LAUNCH();
     return t;
   };
@@ -92,7 +93,9 @@ RandomCase make_random_case_cuda(const RandomSpec& sp, Device dev) {
   if (has_beta(sp.variant)) c.in.beta = bf({B, T, H}, kSigmoidUniform);
   if (has_gate(sp.variant)) {
     const Shape gs = channel_gate(sp.variant) ? Shape{B, T, H, K} : Shape{B, T, H};
-    c.in.g = f32(gs, sp.gates == Gates::SafeGate ? kSafeGate5 : kLogsigmoid16);
+    c.in.g = f32(gs, sp.gates == Gates::SafeGate  ? kSafeGate5
+                     : sp.gates == Gates::Uniform ? kUniformGate
+                                                  : kLogsigmoid16);
   }
   if (sp.variant == Variant::GDN2) {
     c.in.b = bf({B, T, H, K}, kUniform);

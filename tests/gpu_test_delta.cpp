@@ -498,8 +498,10 @@ TEST(GpuDelta, FusedChannelForward) {
 // Save policy) the forward runs as before. The two-pass form (Config::segment_form; its kernels
 // run at whole-V slices whatever the slice asked) the same way: the plane pass (first segments
 // from h0, Y and Φ from the identity), the scan, O += Y H_in. And GDN's decay cut (each segment
-// from its cut; the long sequence's later segments start after its start at the benchmark's
-// gates, kernels/delta/segments.h's DecayCut test counts them on the CPU).
+// from its cut, the segments of the short sequences, shorter than their warm-up, from their
+// predecessors' end states; the long sequence's later segments start after its start at the
+// benchmark's gates, kernels/delta/segments.h's DecayCut test counts them on the CPU), and again
+// at weak decay (per-token log-decay in [-0.002, 0)), where every segment but the first looks back.
 TEST(GpuDelta, SegmentScanForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -515,6 +517,12 @@ TEST(GpuDelta, SegmentScanForward) {
       longer.h0 = true;
       longer.seed = seed + 1;
       specs.push_back(longer);
+      if (variant == Variant::GDN) {  // weak decay: no segment cuts, each looks back (the decay cut alone)
+        RandomSpec weak = longer;
+        weak.gates = Gates::Uniform, weak.gate = -0.002;
+        weak.seed = seed + 2;
+        specs.push_back(weak);
+      }
     }
     for (const RandomSpec& sp : specs) {
       const RandomCase c = make_random_case(sp);
@@ -524,6 +532,7 @@ TEST(GpuDelta, SegmentScanForward) {
       int combo = 0;
       for (SegmentForm form : {SegmentForm::ThreePass, SegmentForm::TwoPass, SegmentForm::DecayCut}) {
         if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;  // (GDN's alone)
+        if (form != SegmentForm::DecayCut && sp.gates == Gates::Uniform) continue;
         for (int segments : {2, 3, 5})
           for (int slice : {64, 128}) {
             const bool two_pass = form == SegmentForm::TwoPass, cut = form == SegmentForm::DecayCut;
@@ -543,9 +552,10 @@ TEST(GpuDelta, SegmentScanForward) {
                 << name(variant) << ": the two-pass form " << (two_pass ? "did not run" : "ran unasked");
             EXPECT_EQ(decay_cut_forwards(), cut_before + (cut ? 1 : 0))
                 << name(variant) << ": the decay cut " << (cut ? "did not run" : "ran unasked");
-            std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}", name(variant),
+            std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}{}", name(variant),
                                            sp.T, sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments,
-                                           two_pass ? ", two passes" : cut ? ", decay cut" : "");
+                                           two_pass ? ", two passes" : cut ? ", decay cut" : "",
+                                           sp.gates == Gates::Uniform ? ", weak decay" : "");
             expect_within_twin_bars(out, ref, line, seed);
             fmt::print("{}\n", line);
             // Without a final state the last segments' maps are not formed: the same outputs, bit for bit.

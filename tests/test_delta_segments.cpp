@@ -210,12 +210,13 @@ TEST_P(SegmentScan, TwoPassFormWithFirstSegmentsFromH0) {
 }
 
 // The decay cut (GDN at the benchmark's gates, logsigmoid(N(0, 1)) / 16 a step: about e^-3.2 a
-// chunk of 64): every segment's pass from its cut (decay_cut_starts: from zero there, or from h0 at
-// its sequence's start) gives the whole forward's outputs on the segment's own tokens, head by
-// head, within the bound's tolerance; some segments do start after their sequence's start (else
-// the test would not test the cut); at a loose tolerance (e^-1) the dropped state shows in the
-// outputs (so the comparison sees a cut); with no tolerance every segment starts at its
-// sequence's start and the outputs agree to rounding. DeltaNet's bound never cuts.
+// chunk of 64): every segment's pass from its plan (decay_cut_starts: from zero at its cut, from
+// h0 at its sequence's start, or, looking back, from the state its predecessors reach) gives the
+// whole forward's outputs on the segment's own tokens, head by head, within the bound's
+// tolerance; no warm-up is longer than its segment; some segments do start after their
+// sequence's start and some look back (else the test would not test them); at a loose tolerance
+// (e^-1) the dropped state shows in the outputs (so the comparison sees a cut); with no tolerance
+// no segment cuts and the outputs agree to rounding. DeltaNet's bound never cuts.
 // GDN at three sequences of 1600, 900 and 100 tokens, two heads, h0 and dht, cut into segments of
 // a third of each sequence, with each chunk's decay bound.
 class DecayCut : public testing::Test {
@@ -241,6 +242,32 @@ class DecayCut : public testing::Test {
   int64_t chunk_token(size_t n, int64_t chunk) const {
     return std::min(d.seq_start[n] + (chunk - chunk0[n]) * cfg.chunk, d.seq_start[n + 1]);
   }
+  // Head h's inputs x over tokens [t0, t1), as a one-sequence, one-head problem's.
+  Tensor part(const Tensor& x, int64_t t0, int64_t t1, int64_t h) const {
+    return x.slice(1, t0, t1).slice(2, h, h + 1).contiguous();
+  }
+  Inputs inputs(int64_t t0, int64_t t1, int64_t h) const {
+    Inputs in;
+    in.q = part(p.in.q, t0, t1, h), in.k = part(p.in.k, t0, t1, h), in.v = part(p.in.v, t0, t1, h);
+    in.beta = part(p.in.beta, t0, t1, h), in.g = part(p.in.g, t0, t1, h);
+    return in;
+  }
+  // Head h's state of sequence n at token tok, its h0 run to there: a look-back's start (h0 at the
+  // sequence's start) [1, 1, K, V].
+  Tensor state_at(size_t n, int64_t h, int64_t tok) const {
+    const Tensor h0 = p.in.h0.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
+    if (tok == d.seq_start[n]) return h0;
+    Inputs in = inputs(d.seq_start[n], tok, h);
+    in.h0 = h0;
+    return forward(cfg, in).ht;
+  }
+  // Segment s's first token for head h by its plan `start` (decay_cut_starts), and its start state
+  // (undefined: zero, from a cut after its sequence's start).
+  std::pair<int64_t, Tensor> run_start(size_t n, int64_t s, int64_t h, int64_t start) const {
+    if (start == kLookBack) return {sl.dims.seq_start[s], state_at(n, h, sl.dims.seq_start[s])};
+    const int64_t t0 = chunk_token(n, start);
+    return {t0, t0 == d.seq_start[n] ? state_at(n, h, t0) : Tensor()};
+  }
 };
 
 TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
@@ -248,19 +275,22 @@ TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
   for (double log_tolerance : {std::log(0x1p-30), -1.0, -1e300}) {
     const bool loose = log_tolerance == -1.0, none = log_tolerance < -1e3;
     const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, c.H, cfg.chunk, log_tolerance);
-    int cuts = 0;
+    int cuts = 0, looks = 0;
     double worst = 0;
     for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
       for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
         for (int64_t h = 0; h < c.H; ++h) {
-          const int64_t start = starts[size_t(s * c.H + h)], t0 = chunk_token(n, start);
+          const int64_t start = starts[size_t(s * c.H + h)];
+          const auto [t0, h0] = run_start(n, s, h, start);
           const int64_t own0 = sl.dims.seq_start[s], t1 = sl.dims.seq_start[s + 1];
-          const bool from_h0 = t0 == d.seq_start[n];
-          cuts += from_h0 ? 0 : 1;
-          auto part = [&](const Tensor& x) { return x.slice(1, t0, t1).slice(2, h, h + 1).contiguous(); };
-          Inputs in;
-          in.q = part(p.in.q), in.k = part(p.in.k), in.v = part(p.in.v), in.beta = part(p.in.beta), in.g = part(p.in.g);
-          if (from_h0) in.h0 = p.in.h0.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
+          looks += start == kLookBack ? 1 : 0;
+          cuts += start != kLookBack && t0 != d.seq_start[n] ? 1 : 0;
+          if (start != kLookBack) {
+            EXPECT_LE(own0 - t0, (t1 - own0 + cfg.chunk - 1) / cfg.chunk * cfg.chunk)  // (in whole chunks)
+                << "segment " << s << ": a warm-up longer than the segment";
+          }
+          Inputs in = inputs(t0, t1, h);
+          in.h0 = h0;
           const Tensor o = forward(cfg, in).o.slice(1, own0 - t0, t1 - t0);
           const Tensor want = whole.o.slice(1, own0, t1).slice(2, h, h + 1);
           const double err = test::rel_err(o.contiguous(), want.contiguous());
@@ -274,22 +304,27 @@ TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
     } else {
       EXPECT_GT(cuts, 2) << "no segment started after its sequence's start: the cut went untested";
     }
+    if (!loose) {  // (the 900- and 100-token sequences' segments are shorter than their warm-up)
+      EXPECT_GT(looks, 2) << "no segment looked back: the look-back went untested";
+    }
     if (loose) {
       EXPECT_GT(worst, 1e-6) << "a cut one chunk back left the outputs unchanged: the comparison cannot see a cut";
     }
   }
-  // DeltaNet: no decay, a bound of at least 1 a token: no cut at any tolerance.
+  // DeltaNet: no decay, a bound of at least 1 a token: no cut at any tolerance; each sequence's
+  // first segment from h0, the others look back.
   const std::vector<double> flat = chunk_decay_bounds(p.in.k, p.in.beta, Tensor(), d, cfg.chunk);
   for (double b : flat) EXPECT_GE(b, 0.0);
   const std::vector<int64_t> dn = decay_cut_starts(flat, sl, c.H, cfg.chunk, std::log(0x1p-30));
   for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
     for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
-      EXPECT_EQ(chunk_token(n, dn[size_t(s * c.H)]), d.seq_start[n]);
+      EXPECT_EQ(dn[size_t(s * c.H)], s == sl.seg_first[n] ? chunk0[n] : kLookBack);
 }
 
 // The backward's decay cut (decay_cut_ends, with the forward's decay_cut_starts): every segment's
-// backward over its chunks from its forward cut to its backward cut (from h0 at its sequence's
-// start, from dht at its end, else from zero state and zero ∂H) gives the whole backward's
+// backward over its chunks from its forward start to its backward cut (from h0 at its sequence's
+// start, from the state there where it looks back, from dht at its end, else from zero state and
+// zero ∂H) gives the whole backward's
 // gradients on the segment's own tokens, head by head, within the tolerance, and a sequence's
 // ∂h0 where the run starts at h0; some segments' backward does stop before their sequence's end;
 // at a loose tolerance the dropped ∂H shows; with none every run is the whole sequence.
@@ -305,21 +340,20 @@ TEST_F(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
     for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
       for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
         for (int64_t h = 0; h < c.H; ++h) {
-          const int64_t t0 = chunk_token(n, starts[size_t(s * c.H + h)]), t1 = chunk_token(n, ends[size_t(s * c.H + h)]);
+          const auto [t0, h0] = run_start(n, s, h, starts[size_t(s * c.H + h)]);
+          const int64_t t1 = chunk_token(n, ends[size_t(s * c.H + h)]);
           const int64_t own0 = sl.dims.seq_start[s], own1 = sl.dims.seq_start[s + 1];
           ASSERT_LE(t0, own0);
           ASSERT_GE(t1, own1);
           const bool from_h0 = t0 == d.seq_start[n], to_end = t1 == d.seq_start[n + 1];
           cuts += to_end ? 0 : 1;
-          auto part = [&](const Tensor& x) { return x.slice(1, t0, t1).slice(2, h, h + 1).contiguous(); };
           auto state = [&](const Tensor& x) {
             return x.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
           };
-          Inputs in;
-          in.q = part(p.in.q), in.k = part(p.in.k), in.v = part(p.in.v), in.beta = part(p.in.beta), in.g = part(p.in.g);
-          if (from_h0) in.h0 = state(p.in.h0);
+          Inputs in = inputs(t0, t1, h);
+          in.h0 = h0;
           const ForwardResult f = forward(cfg, in);
-          const Grads g = backward(cfg, in, f, part(p.dout), to_end ? state(p.dht) : Tensor());
+          const Grads g = backward(cfg, in, f, part(p.dout, t0, t1, h), to_end ? state(p.dht) : Tensor());
           const std::pair<const char*, std::pair<Tensor, Tensor>> pairs[] = {
               {"dq", {g.dq, whole.dq}}, {"dk", {g.dk, whole.dk}}, {"dv", {g.dv, whole.dv}},
               {"dbeta", {g.dbeta, whole.dbeta}}, {"dg", {g.dg, whole.dg}}};

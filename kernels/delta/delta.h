@@ -152,13 +152,14 @@ struct Config {
   // first segment from h0, the others from zero) beside Y and Φ from the identity with v = 0 (Y =
   // that plane's outputs), the scan, then O += Y H_in on tensor cores (the two-pass identity in
   // kernels/delta/segments.h): two passes' work, O rounded to bf16 once more. DecayCut (GDN only):
-  // no scan; each segment's pass starts at the latest chunk before it whose run's state map is
-  // bounded below 2^-30 in norm (the gates' decay; segments.h's decay_cut_starts), from zero there,
-  // or at its sequence's start from h0 where no such chunk is: one pass of S segments plus their
-  // warm-up chunks (about 7 chunks at the benchmark's gates), the fastest form there. With weak
-  // decay (a head's log-decay near 0 a chunk) it degrades to every segment running from its
-  // sequence's start: correct, but slower than the sequential forward (the chain is the whole
-  // sequence at whole-V slices), so not the default.
+  // no scan; each segment's pass starts at the latest chunk before it, no farther back than the
+  // segment is long, whose run's state map is bounded below 2^-30 in norm (the gates' decay;
+  // segments.h's decay_cut_starts), from zero there; a sequence's first segment from h0; any
+  // other segment with no such chunk waits for its predecessor's end state (the look-back): one
+  // pass of S segments plus their warm-up chunks (about 7 chunks at the benchmark's gates), the
+  // fastest form there. With weak decay (a head's log-decay near 0 a chunk) every segment looks
+  // back: the chain is then the sequential forward's, at whole-V slices (not yet timed), so not
+  // the default.
   SegmentForm segment_form = SegmentForm::Auto;
 };
 

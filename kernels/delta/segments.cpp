@@ -177,9 +177,10 @@ std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const S
     for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
       for (int64_t h = 0; h < H; ++h) {
         const int64_t seq_first = first_chunk[size_t(sl.seg_first[n])], c0 = first_chunk[size_t(s)];
-        int64_t start = seq_first;
+        const int64_t lo = std::max(seq_first, c0 - (first_chunk[size_t(s) + 1] - c0));  // the farthest cut taken
+        int64_t start = c0 == seq_first ? seq_first : kLookBack;
         double sum = 0;
-        for (int64_t c = c0 - 1; c >= seq_first; --c) {
+        for (int64_t c = c0 - 1; c >= lo; --c) {
           sum += bounds[size_t(c * H + h)];
           if (sum <= log_tolerance) {
             start = c;

@@ -74,8 +74,10 @@ void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, con
 // (undefined for DeltaNet), CPU tensors of f32 or f64.
 std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, const Tensor& g, const Dims& d, int chunk);
 // For each segment of sl and head, [Nseg * H]: the chunk its pass starts from, the latest chunk b
-// before its first with Σ bounds over [b, first) ≤ log_tolerance (from zero there), else its
-// sequence's first chunk (from h0); a sequence's first segment starts at its own first chunk.
+// before its first, no farther back than the segment is long, with Σ bounds over [b, first) ≤
+// log_tolerance (from zero there); else, for a sequence's first segment, its own first chunk (from
+// h0), and for the others kLookBack: from the predecessor's end state (the CUDA pass waits for it).
+constexpr int64_t kLookBack = -1;
 std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                       double log_tolerance);
 // The backward's cut, the same bound read forward in time: ∂H runs the transposed maps, of the

@@ -1211,6 +1211,12 @@ struct WgStateBlock {
   __device__ explicit WgStateBlock(int H)
       : n(blockIdx.x / (V / BV)), h(blockIdx.y), v0((blockIdx.x % (V / BV)) * BV), wgi(threadIdx.x >> 7),
         srow0(64 * wgi), holds_state(wgi < K / 64), state_at((int64_t(n) * H + h) * K * V + v0 + int64_t(srow0) * V) {}
+  // ... for the whole-V slice of sequence seq and head hh (a CTA whose pair is not its blockIdx's).
+  __device__ WgStateBlock(int H, int seq, int hh)
+      : n(seq), h(hh), v0(0), wgi(threadIdx.x >> 7), srow0(64 * wgi), holds_state(wgi < K / 64),
+        state_at((int64_t(n) * H + h) * K * V + int64_t(srow0) * V) {
+    static_assert(BV == V, "one slice a pair");
+  }
   // The warpgroup's fp32 fragment of its state rows, from src (zero where src is null).
   __device__ void load_state(float (&acc)[BV / 2], const float* src) const {
     wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) {
@@ -1338,9 +1344,40 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 // p.ht; z = 1 runs every other segment from the identity with v taken as 0, writing Y (that
 // plane's outputs) to p.seg_y and its map Φ to p.seg_maps. segment_correct_kernel then adds Y H_in.
 // WARM (the decay cut, SegmentForm::DecayCut): the same fused forward at whole-V slices, each
-// segment from its cut (p.seg_plan: from zero at that chunk, or from its sequence's h0 at the
-// sequence's start), outputs from its own first chunk on, the final state by its sequence's last
-// segment.
+// segment from its plan (p.seg_plan: from zero at its cut, from its sequence's h0 where it is the
+// first, or from its predecessor's end state), outputs from its own first chunk on, its end state
+// for a successor that looks back, the final state by its sequence's last segment.
+// The decay cut's pass (WARM): this CTA's (segment, head), taken in the order CTAs start
+// (DeltaParams::seg_flags' ticket), segment-major: a look-back waits only on a CTA that started
+// before it. (The order CTAs start in need not be blockIdx's.)
+template <int K, int V, int BV>
+__device__ __forceinline__ WgStateBlock<K, V, BV> warm_state_block(const DeltaParams& p) {
+  __shared__ unsigned ticket;
+  if (threadIdx.x == 0) ticket = atomicAdd(p.seg_flags + int64_t(p.num_seqs) * p.H, 1u);
+  __syncthreads();
+  return WgStateBlock<K, V, BV>(p.H, int(ticket / unsigned(p.H)), int(ticket % unsigned(p.H)));
+}
+// ... a look-back's start: thread 0 waits for segment n − 1's flag (kErrSegmentStall where it
+// never comes: the results are then void and the call raises), a block barrier orders the loads
+// after its acquire, and they read through L2 (the state was stored by another SM in this grid).
+template <int K, int V, int BV>
+__device__ __forceinline__ void look_back(const DeltaParams& p, const WgStateBlock<K, V, BV>& blk, float (&acc)[BV / 2]) {
+  if (threadIdx.x == 0)
+    spin_until(p, [&] { return load_acquire(p.seg_flags + int64_t(blk.n - 1) * p.H + blk.h) != 0; },
+               p.seg_flags + int64_t(p.num_seqs) * p.H + 1, kErrSegmentStall);
+  __syncthreads();
+  const int64_t at = blk.state_of(blk.n - 1, p.H);
+  wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) { x = blk.holds_state ? __ldcg(p.seg_end + at + int64_t(r) * V + cc) : 0.f; });
+}
+// ... its end state for a successor that looks back: stored, then (after a block barrier) flagged
+// out by thread 0's release.
+template <int K, int V, int BV>
+__device__ __forceinline__ void publish_end_state(const DeltaParams& p, const WgStateBlock<K, V, BV>& blk, float (&acc)[BV / 2]) {
+  blk.store_state_at(acc, p.seg_end, blk.state_at);
+  __syncthreads();
+  if (threadIdx.x == 0) count_release(p.seg_flags + int64_t(blk.n) * p.H + blk.h);
+}
+
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
           bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
@@ -1370,7 +1407,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   char* const smem = align_1024(raw);
   bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);
   bf16_t* const Et = reinterpret_cast<bf16_t*>(smem + L::Et);
-  const WgStateBlock<K, V, BV> blk(p.H);
+  const WgStateBlock<K, V, BV> blk = [&] {
+    if constexpr (WARM) return warm_state_block<K, V, BV>(p);
+    else return WgStateBlock<K, V, BV>(p.H);
+  }();
   const int n = blk.n, h = blk.h, v0 = blk.v0, wgi = blk.wgi, srow0 = blk.srow0;
   const bool holds_state = blk.holds_state;
   const int64_t strideV = int64_t(p.H) * V, state_at = blk.state_at;
@@ -1381,13 +1421,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (blockIdx.z == 1 && p.seg_seq[n] >= 0) return;  // a first segment runs from h0: no map, no Y
     if (blockIdx.z == 1) out = p.seg_y;
   }
-  int warm_from = 0, warm_out = 0;  // WARM: the first chunk run, the first with outputs
-  bool warm_h0 = false;             // WARM: from the sequence's h0 (the cut is its start)
+  int warm_from = 0, warm_out = 0, warm_plan = 0;  // WARM: the first chunk run, the first with outputs, the plan
   if constexpr (WARM) {
-    const int plan = p.seg_plan[int64_t(n) * p.H + h];
-    warm_h0 = plan < 0;
-    warm_from = warm_h0 ? -plan - 1 : plan;
+    warm_plan = p.seg_plan[int64_t(n) * p.H + h];
     warm_out = p.seq_chunk[n];
+    warm_from = warm_plan >= 0 ? warm_plan : warm_out;
   }
 
   // The backward's replay: state_bwd may start beside it (LaunchInfo::overlap_passes). The forward
@@ -1402,8 +1440,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       blk.load_identity(Hacc);
     else
       blk.load_state(Hacc, p.h0);
-  } else if constexpr (WARM) {  // from the sequence's h0 at its start, else from zero at the cut
-    blk.load_state_at(Hacc, warm_h0 ? p.h0 : nullptr, blk.state_of(p.seg_owner[n], p.H));
+  } else if constexpr (WARM) {  // from zero at the cut, the sequence's h0, or the predecessor's end
+    if (warm_plan == kPlanLookBack)
+      look_back(p, blk, Hacc);
+    else
+      blk.load_state_at(Hacc, warm_plan == kPlanFromH0 ? p.h0 : nullptr, blk.state_of(p.seg_owner[n], p.H));
   } else if constexpr (PLANES) {  // z = 1 as MAP's; z = 0 from the sequence's h0 (a first segment) or zero
     const int seq = p.seg_seq[n];
     if (blockIdx.z == 1)
@@ -1594,8 +1635,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
                                                           step);
   else
     seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
-  if constexpr (WARM) {  // the sequence's final state, by its last segment
-    if (p.seg_last[n]) blk.store_state_at(Hacc, p.ht, blk.state_of(p.seg_owner[n], p.H));
+  if constexpr (WARM) {  // the sequence's final state, by its last segment; else the successor's start
+    if (p.seg_last[n])
+      blk.store_state_at(Hacc, p.ht, blk.state_of(p.seg_owner[n], p.H));
+    else if (p.seg_plan[int64_t(n + 1) * p.H + h] == kPlanLookBack)
+      publish_end_state(p, blk, Hacc);
   } else if constexpr (MAP || PLANES) {
     blk.store_state_at(Hacc, blockIdx.z == 1 ? p.seg_maps : p.ht, state_at);  // (Φ is a [K][K] state, K = V)
   } else if (holds_state && p.ht) {
@@ -1739,66 +1783,77 @@ __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams 
 
 // The decay cut (SegmentForm::DecayCut; kernels/delta/segments.h's chunk_decay_bounds is the CPU
 // twin): for chunk c and head h, Σ over its tokens of g + log max(1, |1 − β ‖k‖²|) into
-// p.decay_bound[c H + h] (fp32; g null: DeltaNet's 0). A CTA of kChunk threads, one a token.
+// p.decay_bound[c H + h] (fp32; g null: DeltaNet's 0). A CTA of kDecayBoundThreads a (chunk,
+// head): K / 8 lanes read a token's row of k, 16 bytes each, so a warp's loads cover whole rows
+// (a thread a token read its row in K / 8 loads 4 KB apart from its neighbours': 51 µs for 64 MB
+// at (1, 16384, 16), H200, 2026-12-05, docs/measurements/2026-12-05-s49/call2/).
+inline constexpr int kDecayBoundThreads = 128;
 template <int K>
-__global__ void __launch_bounds__(kChunk) decay_bound_kernel(const DeltaParams p) {
-  const int c = blockIdx.x, h = blockIdx.y, t = threadIdx.x;
+__global__ void __launch_bounds__(kDecayBoundThreads) decay_bound_kernel(const DeltaParams p) {
+  constexpr int kLanes = K / 8, kRows = kDecayBoundThreads / kLanes;  // a row's lanes; rows a pass
+  static_assert(kLanes <= 32 && 32 % kLanes == 0 && kChunk % kRows == 0, "whole rows a warp");
+  const int c = blockIdx.x, h = blockIdx.y, t = threadIdx.x, lane_in_row = t % kLanes;
   const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
   float term = 0.f;
-  if (t < len) {
-    const int64_t tok = int64_t(tok0) + t;
-    const uint4* const kr = reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K);
+#pragma unroll
+  for (int r0 = 0; r0 < kChunk; r0 += kRows) {
+    const int r = r0 + t / kLanes;
+    const int64_t tok = int64_t(tok0) + (r < len ? r : 0);
+    const uint4 x = __ldg(reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K) + lane_in_row);
+    const uint32_t w[4] = {x.x, x.y, x.z, x.w};
     float kk = 0.f;
 #pragma unroll
-    for (int i = 0; i < K / 8; ++i) {
-      const uint4 x = __ldg(kr + i);
-      const uint32_t w[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
-        kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
-      }
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
+      kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
     }
-    const float b = bf2f(p.beta[tok * p.H + h]);
-    term = (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
+#pragma unroll
+    for (int o = kLanes / 2; o > 0; o >>= 1) kk += __shfl_xor_sync(0xffffffffu, kk, o);  // the row's lanes
+    if (lane_in_row == 0 && r < len) {
+      const float b = bf2f(p.beta[tok * p.H + h]);
+      term += (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
+    }
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);
-  __shared__ float warp_sum[kChunk / 32];
+  __shared__ float warp_sum[kDecayBoundThreads / 32];
   if ((t & 31) == 0) warp_sum[t >> 5] = term;
   __syncthreads();
   if (t == 0) {
     float sum = 0.f;
 #pragma unroll
-    for (int w = 0; w < kChunk / 32; ++w) sum += warp_sum[w];
+    for (int w = 0; w < kDecayBoundThreads / 32; ++w) sum += warp_sum[w];
     p.decay_bound[int64_t(c) * p.H + h] = sum;
   }
 }
 
-// ... and each segment's cut for head h (kernels/delta/segments.h's decay_cut_starts): the latest
-// chunk b before its first (p.seq_chunk[n]) whose bounds over [b, first) sum to at most
-// p.decay_log_tolerance, as b; else its sequence's first chunk (that of the sequence's first
-// segment, p.seg_lead[n]) as −(that + 1), the pass then starting from h0. One warp a (segment,
-// head), 32 chunks a step, nearest first. (A template, K unused: instantiated where it runs.)
+// ... and each segment's start for head h (kernels/delta/segments.h's decay_cut_starts): the
+// latest chunk b before its first (p.seq_chunk[n]), no farther back than the segment is long,
+// whose bounds over [b, first) sum to at most p.decay_log_tolerance, as b; else kPlanFromH0 for a
+// sequence's first segment and kPlanLookBack for the others (a warm-up longer than the segment
+// would make a longer chain than the wait for its predecessor, which runs at most that many chunks
+// from its own start or waits in turn). One warp a (segment, head), 32 chunks a step, nearest
+// first. (A template, K unused: instantiated where it runs.)
 template <int K>
 __global__ void __launch_bounds__(32) decay_cut_plan_kernel(const DeltaParams p) {
   const int n = blockIdx.x, h = blockIdx.y, lane = threadIdx.x;
   const int first = p.seq_chunk[n], seq0 = p.seq_chunk[p.seg_lead[n]];
+  const int lo = max(seq0, first - (p.seq_chunk[n + 1] - first));  // the farthest cut taken
   float run = 0.f;  // the bounds of the chunks already passed
   int cut = -1;
-  for (int base = first - 1; base >= seq0 && cut < 0; base -= 32) {
+  for (int base = first - 1; base >= lo && cut < 0; base -= 32) {
     const int c = base - lane;
-    float x = c >= seq0 ? p.decay_bound[int64_t(c) * p.H + h] : 0.f;
+    float x = c >= lo ? p.decay_bound[int64_t(c) * p.H + h] : 0.f;
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {  // inclusive prefix over the nearer chunks
       const float y = __shfl_up_sync(0xffffffffu, x, o);
       if (lane >= o) x += y;
     }
-    const unsigned hit = __ballot_sync(0xffffffffu, c >= seq0 && run + x <= p.decay_log_tolerance);
+    const unsigned hit = __ballot_sync(0xffffffffu, c >= lo && run + x <= p.decay_log_tolerance);
     if (hit) cut = base - (__ffs(hit) - 1);
     run += __shfl_sync(0xffffffffu, x, 31);
   }
-  if (lane == 0) p.seg_plan[int64_t(n) * p.H + h] = cut >= 0 ? cut : -(seq0 + 1);
+  if (lane == 0) p.seg_plan[int64_t(n) * p.H + h] = cut >= 0 ? cut : first == seq0 ? kPlanFromH0 : kPlanLookBack;
 }
 
 // (One CTA of a cluster of V / BV; launched with the cluster dimension.)

@@ -67,8 +67,17 @@ constexpr bool fused_gate(int var, bool output, bool store, int bv) {
 // Words of DeltaParams::error_flag (mapped pinned host memory): a kernel that finds the error
 // stores 1 there (plain stores: no memset or copy per call, and the host reads them without a copy).
 // kErrPassStall: grad_chunk gave up waiting for the state passes' counts (DeltaParams::pass_wait_ns);
-// kErrPrepStall: the forward's state pass gave up waiting for wy_prep's (DeltaParams::prep_done).
-enum : int { kErrGateSpan = 0, kErrPositiveGate = 1, kErrPassStall = 2, kErrPrepStall = 3, kErrWords = 4 };
+// kErrPrepStall: the forward's state pass gave up waiting for wy_prep's (DeltaParams::prep_done);
+// kErrSegmentStall: the decay cut's look-back gave up waiting for its predecessor's end state
+// (DeltaParams::seg_flags).
+enum : int {
+  kErrGateSpan = 0,
+  kErrPositiveGate = 1,
+  kErrPassStall = 2,
+  kErrPrepStall = 3,
+  kErrSegmentStall = 4,
+  kErrWords = 5
+};
 
 // Where a chunk sits in the token stream: its first token and its valid rows (1..C).
 struct ChunkSpan {
@@ -165,13 +174,26 @@ struct DeltaParams {
   // The decay cut (SegmentForm::DecayCut; state_fwd's WARM): each chunk's log bound on its state
   // map's norm [num_chunks][H] (decay_bound_kernel), the tolerance it is cut at, each segment's
   // sequence and that sequence's first segment [num_seqs], and each segment's start for each head
-  // [num_seqs][H] (decay_cut_plan_kernel: a chunk, or −(the sequence's first + 1) for h0).
+  // [num_seqs][H] (decay_cut_plan_kernel: a chunk ≥ 0, kPlanFromH0 or kPlanLookBack).
   float* decay_bound = nullptr;
   float decay_log_tolerance = 0.f;
   const int* seg_owner = nullptr;
   const int* seg_lead = nullptr;
   int* seg_plan = nullptr;
+  // The decay cut's look-back: a segment planned kPlanLookBack starts from its predecessor's end
+  // state, which that segment's CTA stores in seg_end [num_seqs][H][K][V] (f32) and flags out in
+  // seg_flags [num_seqs H] (a release after the stores). seg_flags[num_seqs H]: the CTAs' ticket
+  // (each CTA takes its (segment, head) in the order CTAs start, segment-major, so the CTA a
+  // look-back waits on has started before it and no wait holds an SM its predecessor needs);
+  // [num_seqs H + 1]: set by the first CTA that waited pass_wait_ns in vain (kErrSegmentStall).
+  // Zeroed before each pass (launch_decay_cut).
+  float* seg_end = nullptr;
+  unsigned* seg_flags = nullptr;
 };
+
+// The decay cut's plan for a (segment, head) besides a chunk to start from: from the sequence's h0
+// (a sequence's first segment), or from the predecessor's end state (the look-back).
+enum : int { kPlanFromH0 = -1, kPlanLookBack = -2 };
 
 // The segment scan's scan over segments (Config::scan_segments; kernels/delta/segments.h, whose
 // scan_segments is the CPU twin): for each sequence of the call, H_in of its first segment = h0

@@ -150,6 +150,7 @@ void raise_stored_errors(int device, const std::string& who) {
   // them all and a later call does not raise the same error again (the error path only).
   CUDA_CHECK(cudaDeviceSynchronize());
   const bool positive = w[kErrPositiveGate] != 0, stalled = w[kErrPassStall] != 0, prep_stalled = w[kErrPrepStall] != 0;
+  const bool segment_stalled = w[kErrSegmentStall] != 0;
   for (int i = 0; i < kErrWords; ++i) w[i] = 0;
   // (The wait's length is not named: REWY_PASS_WAIT_MS may have changed since that backward ran.)
   REWY_CHECK(!stalled,
@@ -162,6 +163,11 @@ void raise_stored_errors(int device, const std::string& who) {
              "10 s by default) and gave up; that forward's outputs are void (wy_prep did not start beside the "
              "pass, as where a tool runs grids one at a time: rerun with REWY_SERIAL_FORWARD=1 or "
              "Config::prep_beside = false)",
+             who);
+  REWY_CHECK(!segment_stalled,
+             "{}: a decay-cut forward's segment waited for its predecessor's end state past its bound "
+             "(REWY_PASS_WAIT_MS, 10 s by default) and gave up; that forward's outputs are void (rerun it without "
+             "the decay cut: Config::segment_form other than DecayCut)",
              who);
   REWY_CHECK(!positive, "{}: g holds positive log-decays; g must be <= 0", who);
   REWY_FAIL("{}: the log-decay g falls too fast inside a 16-token block (more than 80 in natural-log units "
@@ -398,11 +404,11 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 //   CTA a segment and head (plus the warm-up chunks from its cut), so segment-head pairs near 128,
 //   at up to 32 pairs. At the benchmark's gates 1.168x / 1.867x / 1.294x GDN's forward at (2,
 //   8192, 16), (1, 16384, 16), (1, 32768, 32) (0.3337 -> 0.2856, 0.5350 -> 0.2866, 1.3013 ->
-//   1.0059 ms; docs/measurements/2026-12-05-s49/call2/). Not the default: where a head's decay is
-//   weak (GDN's heads with A e^{dt} near 0.001 a token need 300 chunks to cut) each segment runs
-//   from its sequence's start, the chain the whole sequence at whole-V slices and the work up to
-//   (S + 1) / 2 passes, slower than the sequential forward; a look-back (a segment with no cut
-//   waits for its predecessor's end state) would bound that. DeltaNet's bound never cuts.
+//   1.0059 ms; docs/measurements/2026-12-05-s49/call2/, where a segment with no cut ran from its
+//   sequence's start). Not the default: where a head's decay is weak (GDN's heads with A e^{dt}
+//   near 0.001 a token need 300 chunks to cut) no segment cuts; each then looks back (waits for
+//   its predecessor's end state, since 2026-12-05, not yet timed), the chain that of the
+//   sequential forward but at whole-V slices. DeltaNet's bound never cuts.
 // - The three-pass form (REWY_EXPERIMENTS=segscan, segscan64, segscan32p): three passes' work
 //   where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below the two-pass
 //   form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64 near 64,
@@ -553,6 +559,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sc.ht = ptr<float>(r.ht);
   Tensor Y;             // the two-pass form's homogeneous outputs [B, T, H, K]
   Tensor bounds, plan;  // the decay cut's [num_chunks, H] f32 and [segments, H] i32
+  Tensor seg_end, seg_flags;  // its look-back's [segments, H, K, V] f32 and [segments H + 2] i32
   int max_chunks = 0;   // the two-pass form's longest segment, in chunks (its correction's grid)
   if (choice.form == SegmentForm::ThreePass) {
     if (!r.ht.defined()) p.seg_last = seg_last;  // (the last segments' maps would serve only the final state)
@@ -572,6 +579,11 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
     p.decay_bound = ptr<float>(bounds);
     p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
     p.seg_plan = ptr<int>(plan);
+    seg_end = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+    seg_flags = Tensor::empty({segs * d.H + 2}, DType::I32, dev, &s);
+    p.seg_end = ptr<float>(seg_end);
+    p.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(seg_flags));
+    p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
     p.seg_owner = seg_owner;
     p.seg_lead = seg_lead;
     p.seg_last = seg_last;  // (its last segment writes the final state)

@@ -462,13 +462,15 @@ void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
                     StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s, false, 2);
 }
 
-// The decay cut (state_fwd's WARM): each segment from its cut, whole-V slices (one CTA an SM);
-// before it the chunks' bounds and the segments' cuts.
+// The decay cut (state_fwd's WARM): each segment from its plan, whole-V slices (one CTA an SM);
+// before it the chunks' bounds, the segments' plans and the look-back's flags and ticket zeroed.
 template <int VAR, int K, int V>
 void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
   if (p.num_chunks == 0 || p.H == 0) return;
+  REWY_CHECK(p.seg_flags && p.seg_end && p.pass_wait_ns > 0, "the decay cut: the look-back's flags, states and wait");
+  CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + 2) * sizeof(unsigned), s));
   static const std::string bound_name = "decay_bound<" + std::to_string(K) + ">", plan_name = "decay_cut_plan";
-  timed_launch(bound_name, s, [&] { decay_bound_kernel<K><<<dim3(p.num_chunks, p.H), kChunk, 0, s>>>(p); });
+  timed_launch(bound_name, s, [&] { decay_bound_kernel<K><<<dim3(p.num_chunks, p.H), kDecayBoundThreads, 0, s>>>(p); });
   timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), 32, 0, s>>>(p); });
   static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
   launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,

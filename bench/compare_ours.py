@@ -39,7 +39,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("old")
     ap.add_argument("new")
-    ap.add_argument("--gates", default="bench", help="bench or realistic")
+    ap.add_argument("--gates", default="bench", help="bench, realistic or weak")
     ap.add_argument("--algo", default="rewy", help="backward algorithm: rewy or baseline")
     a = ap.parse_args()
     rows = compare(load(a.old, a.gates, a.algo), load(a.new, a.gates, a.algo))

@@ -45,7 +45,7 @@ rewy_summary() {
 }
 
 # rewy_ops_csv BENCH_DELTA CSV [VAR=VALUE...]: whole ops (OPS_VARIANTS or all four, OPS_POLICIES or
-# Recompute, bench gates, OPS_BACKWARD or both backwards, OPS_SHAPES or shapes 0, 3, 5, OPS_ARGS
+# Recompute, OPS_GATES or bench gates (e.g. bench,weak: GDN at weak decay too), OPS_BACKWARD or both backwards, OPS_SHAPES or shapes 0, 3, 5, OPS_ARGS
 # appended to bench_delta's options, e.g. "--prep-warps 16") timed into CSV, with the given
 # environment; for bench/compare_ours.py between two builds or two settings of one (the device-*.sh
 # scripts). OPS_POLICIES=recompute,save adds the Save policy (about twice the time: mind the 150 s
@@ -56,7 +56,7 @@ rewy_ops_csv() {
   local extra=()
   read -r -a extra <<<"${OPS_ARGS:-}"
   env "$@" timeout 150 "$bin" --ops "${OPS_VARIANTS:-deltanet,gdn,kda,gdn2}" --shapes "${OPS_SHAPES:-0,3,5}" \
-    --policies "${OPS_POLICIES:-recompute}" --gates bench --samples 10 --backward "${OPS_BACKWARD:-rewy,baseline}" \
+    --policies "${OPS_POLICIES:-recompute}" --gates "${OPS_GATES:-bench}" --samples 10 --backward "${OPS_BACKWARD:-rewy,baseline}" \
     "${extra[@]}" --csv "$csv" >/dev/null 2>&1
 }
 

@@ -27,7 +27,9 @@
 # kernels compile in four background processes beside the build and tests, the timing waits for
 # them, and the compiled kernels come back as OUT/triton-cache.tar.xz.NN for .triton-pack),
 # HOLD_TIMING_UNTIL (a file that a job of the caller's beside the build and tests touches when it ends),
-# TABLE=0 (no FLA table).
+# TABLE=0 (no FLA table), OPS_GATES (default bench; bench,weak times GDN at weak decay too and
+# compares it per set), SETS_UNTIL_S (default 430: sets that would start later are skipped, so
+# that the call ends, and its tar is made, inside the device's 600 s).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
@@ -113,6 +115,12 @@ rewy_ops_csv $b "$out/ops_default.csv" || { echo "device-decide: the default ops
 candidates=()  # NAME=CSV[@variants] of the sets that passed, for bench/pick_sets.py
 for item in ${SETS:-}; do
   e=${item%%@*}
+  # A set that starts past SETS_UNTIL_S (default 430 s) could run the call past the device's 600 s,
+  # where the call is killed before this script's tar: skipped, so that what ran comes back.
+  if [ $((SECONDS - t0)) -gt "${SETS_UNTIL_S:-430}" ]; then
+    echo "== $e: skipped at $((SECONDS - t0)) s (past SETS_UNTIL_S=${SETS_UNTIL_S:-430})"
+    continue
+  fi
   only=""
   sv=$variants  # the variants whose kernels the set changes: its tests, sanitizers and ops
   [[ $item == *@* ]] && only=@${item#*@} && sv=${item#*@}
@@ -120,6 +128,10 @@ for item in ${SETS:-}; do
   if [[ " ${NOSAN:-} " != *" $e "* ]]; then sanitize "$e" "$sv" REWY_EXPERIMENTS="$e" || continue; fi
   OPS_VARIANTS=$sv rewy_ops_csv $b "$out/ops_$e.csv" REWY_EXPERIMENTS=$e || continue
   python3 bench/compare_ours.py "$out/ops_default.csv" "$out/ops_$e.csv"
+  if [[ ",${OPS_GATES:-bench}," == *,weak,* ]]; then
+    echo "   weak gates:"
+    python3 bench/compare_ours.py --gates weak "$out/ops_default.csv" "$out/ops_$e.csv" | tail -n +2
+  fi
   echo "   baseline backward:"
   python3 bench/compare_ours.py --algo baseline "$out/ops_default.csv" "$out/ops_$e.csv" | grep bwd
   candidates+=("$e=$out/ops_$e.csv$only")

@@ -261,6 +261,16 @@ class DecayCut : public testing::Test {
     in.h0 = h0;
     return forward(cfg, in).ht;
   }
+  // Head h's state gradient ∂H of sequence n at token tok, the whole backward's there: a
+  // look-forward's start (dht at the sequence's end) [1, 1, K, V].
+  Tensor dstate_at(size_t n, int64_t h, int64_t tok) const {
+    const Tensor dht = p.dht.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
+    if (tok == d.seq_start[n + 1]) return dht;
+    Inputs in = inputs(tok, d.seq_start[n + 1], h);
+    in.h0 = state_at(n, h, tok);
+    const ForwardResult f = forward(cfg, in);
+    return backward(cfg, in, f, part(p.dout, tok, d.seq_start[n + 1], h), dht).dh0;
+  }
   // Segment s's first token for head h by its plan `start` (decay_cut_starts), and its start state
   // (undefined: zero, from a cut after its sequence's start).
   std::pair<int64_t, Tensor> run_start(size_t n, int64_t s, int64_t h, int64_t start) const {
@@ -323,11 +333,13 @@ TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
 
 // The backward's decay cut (decay_cut_ends, with the forward's decay_cut_starts): every segment's
 // backward over its chunks from its forward start to its backward cut (from h0 at its sequence's
-// start, from the state there where it looks back, from dht at its end, else from zero state and
-// zero ∂H) gives the whole backward's
+// start, from the state there where it looks back, from dht at its end, from the whole backward's
+// ∂H at its end where it looks forward, else from zero state and zero ∂H; no cool-down longer
+// than the segment) gives the whole backward's
 // gradients on the segment's own tokens, head by head, within the tolerance, and a sequence's
 // ∂h0 where the run starts at h0; some segments' backward does stop before their sequence's end;
-// at a loose tolerance the dropped ∂H shows; with none every run is the whole sequence.
+// some segments look forward (else the test would not test it); at a loose tolerance the dropped
+// ∂H shows; with none no segment cuts and the gradients agree to rounding.
 TEST_F(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
   ASSERT_TRUE(p.dht.defined());
   const Grads whole = test::run_backward(cfg, p);
@@ -335,25 +347,30 @@ TEST_F(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
     const bool loose = log_tolerance == -1.0, none = log_tolerance < -1e3;
     const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, c.H, cfg.chunk, log_tolerance);
     const std::vector<int64_t> ends = decay_cut_ends(bounds, sl, c.H, cfg.chunk, log_tolerance);
-    int cuts = 0;
+    int cuts = 0, looks = 0;
     double worst = 0;
     for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
       for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
         for (int64_t h = 0; h < c.H; ++h) {
           const auto [t0, h0] = run_start(n, s, h, starts[size_t(s * c.H + h)]);
-          const int64_t t1 = chunk_token(n, ends[size_t(s * c.H + h)]);
+          const int64_t end = ends[size_t(s * c.H + h)];
           const int64_t own0 = sl.dims.seq_start[s], own1 = sl.dims.seq_start[s + 1];
+          const bool forward_look = end == kLookForward;
+          const int64_t t1 = forward_look ? own1 : chunk_token(n, end);
           ASSERT_LE(t0, own0);
           ASSERT_GE(t1, own1);
+          if (!forward_look) {
+            EXPECT_LE(t1 - own1, (own1 - own0 + cfg.chunk - 1) / cfg.chunk * cfg.chunk)  // (in whole chunks)
+                << "segment " << s << ": a cool-down longer than the segment";
+          }
           const bool from_h0 = t0 == d.seq_start[n], to_end = t1 == d.seq_start[n + 1];
-          cuts += to_end ? 0 : 1;
-          auto state = [&](const Tensor& x) {
-            return x.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
-          };
+          cuts += to_end || forward_look ? 0 : 1;
+          looks += forward_look ? 1 : 0;
           Inputs in = inputs(t0, t1, h);
           in.h0 = h0;
           const ForwardResult f = forward(cfg, in);
-          const Grads g = backward(cfg, in, f, part(p.dout, t0, t1, h), to_end ? state(p.dht) : Tensor());
+          const Tensor dht_run = forward_look || to_end ? dstate_at(n, h, t1) : Tensor();
+          const Grads g = backward(cfg, in, f, part(p.dout, t0, t1, h), dht_run);
           const std::pair<const char*, std::pair<Tensor, Tensor>> pairs[] = {
               {"dq", {g.dq, whole.dq}}, {"dk", {g.dk, whole.dk}}, {"dv", {g.dv, whole.dv}},
               {"dbeta", {g.dbeta, whole.dbeta}}, {"dg", {g.dg, whole.dg}}};
@@ -368,13 +385,17 @@ TEST_F(DecayCut, SegmentsBetweenTheirCutsGiveTheWholeBackward) {
             }
           }
           if (from_h0 && !loose) {
-            EXPECT_LE(test::rel_err(g.dh0, state(whole.dh0)), none ? 1e-12 : 1e-7) << "dh0, segment " << s << ", head " << h;
+            const Tensor want = whole.dh0.select(0, int64_t(n)).slice(0, h, h + 1).contiguous().view({1, 1, c.K, c.V});
+            EXPECT_LE(test::rel_err(g.dh0, want), none ? 1e-12 : 1e-7) << "dh0, segment " << s << ", head " << h;
           }
         }
     if (none) {
       EXPECT_EQ(cuts, 0);
     } else {
       EXPECT_GT(cuts, 2) << "no segment's backward stopped before its sequence's end: the cut went untested";
+    }
+    if (!loose) {  // (the 900- and 100-token sequences' segments are shorter than their cool-down)
+      EXPECT_GT(looks, 2) << "no segment looked forward: the look-forward went untested";
     }
     if (loose) {
       EXPECT_GT(worst, 1e-6) << "cuts one chunk away left the gradients unchanged: the comparison cannot see a cut";

@@ -203,9 +203,10 @@ std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const Seg
     for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
       for (int64_t h = 0; h < H; ++h) {
         const int64_t seq_end = first_chunk[size_t(sl.seg_first[n + 1])], c1 = first_chunk[size_t(s) + 1];
-        int64_t end = seq_end;
+        const int64_t hi = std::min(seq_end, c1 + (c1 - first_chunk[size_t(s)]));  // the farthest cut taken
+        int64_t end = c1 == seq_end ? seq_end : kLookForward;
         double sum = 0;
-        for (int64_t c = c1; c < seq_end; ++c) {
+        for (int64_t c = c1; c < hi; ++c) {
           sum += bounds[size_t(c * H + h)];
           if (sum <= log_tolerance) {
             end = c + 1;

@@ -84,8 +84,11 @@ std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const S
 // same norms, so each segment's ∂H at its end is that of a backward from zero at a later chunk once
 // the run between has decayed past the tolerance. For each segment of sl and head, [Nseg * H]:
 // the chunk its backward starts from (exclusive: ∂H is zero after that chunk's predecessor), the
-// earliest e after its last chunk with Σ bounds over [its end, e) ≤ log_tolerance, else its
-// sequence's end chunk (from dht); a sequence's last segment ends at its sequence's end.
+// earliest e after its last chunk, no farther on than the segment is long, with Σ bounds over [its
+// end, e) ≤ log_tolerance; else, for a sequence's last segment, its sequence's end chunk (from
+// dht), and for the others kLookForward: from the successor's ∂H at its start (the look-back's
+// mirror).
+constexpr int64_t kLookForward = -1;
 std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                     double log_tolerance);
 

@@ -1321,32 +1321,6 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
   fence_acq_rel_gpu();
 }
 
-// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside). There
-// (the few-pair shapes, where a step is latency-bound) the state's Hᵀ for the next step is stored
-// at the end of a step, after its update, and the block barrier that ends the step also publishes
-// the next stage's tiles (each thread waits for its copies of chunk i + 1 before it): one block
-// barrier a step fewer (the first step stores Hᵀ of h0 as before). Forward at (2, 8192, 16),
-// (1, 16384, 16), (1, 32768, 32): 1.02-1.06x every variant; at the many-pair shapes, whose wait
-// then has one chunk fewer in flight, 0.96-0.99x, so the other passes keep the barrier (H200,
-// 2026-12-04, experiment hend, docs/measurements/2026-12-04-s41/call1/).
-// FHALF (the fused forward at V-slices of 128; experiment `fhalf` at every slice): each warpgroup forms its own half of the columns
-// of D, Q̂ H, E and O, as the replay does with D and E, behind its own named barriers; the block
-// barrier before K̄ᵀE stays (the state is held by rows). In the unfused output pass (KDA's and
-// GDN2's at V-slices of 128 where they read W and U; experiment `uhalf`) the same halves of
-// E = U − W H, Q̂ H and O: the step's chain loses half of P E.
-// MAP (the segment scan's map pass, Config::scan_segments; kernels/delta/segments.h): the fused
-// replay's step (OUTPUT false, STORE true) without its stores, the call's sequences being
-// segments; blockIdx.z = 0 runs each segment from zero (p.h0 null) to its end state L in p.ht,
-// z = 1 from the identity with v taken as 0 to its map Φ in p.seg_maps.
-// PLANES (the segment scan's two-pass form, SegmentForm::TwoPass): the fused forward at V-slices of
-// V = K by column halves, two planes: z = 0 runs each segment from its sequence's h0 where it is
-// the first (p.seg_seq) and from zero elsewhere, writing its outputs to p.o and its end state to
-// p.ht; z = 1 runs every other segment from the identity with v taken as 0, writing Y (that
-// plane's outputs) to p.seg_y and its map Φ to p.seg_maps. segment_correct_kernel then adds Y H_in.
-// WARM (the decay cut, SegmentForm::DecayCut): the same fused forward at whole-V slices, each
-// segment from its plan (p.seg_plan: from zero at its cut, from its sequence's h0 where it is the
-// first, or from its predecessor's end state), outputs from its own first chunk on, its end state
-// for a successor that looks back, the final state by its sequence's last segment.
 // The decay cut's pass (WARM): this CTA's (segment, head), taken in the order CTAs start
 // (DeltaParams::seg_flags' ticket), segment-major: a look-back waits only on a CTA that started
 // before it. (The order CTAs start in need not be blockIdx's.)
@@ -1378,6 +1352,32 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
   if (threadIdx.x == 0) count_release(p.seg_flags + int64_t(blk.n) * p.H + blk.h);
 }
 
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside). There
+// (the few-pair shapes, where a step is latency-bound) the state's Hᵀ for the next step is stored
+// at the end of a step, after its update, and the block barrier that ends the step also publishes
+// the next stage's tiles (each thread waits for its copies of chunk i + 1 before it): one block
+// barrier a step fewer (the first step stores Hᵀ of h0 as before). Forward at (2, 8192, 16),
+// (1, 16384, 16), (1, 32768, 32): 1.02-1.06x every variant; at the many-pair shapes, whose wait
+// then has one chunk fewer in flight, 0.96-0.99x, so the other passes keep the barrier (H200,
+// 2026-12-04, experiment hend, docs/measurements/2026-12-04-s41/call1/).
+// FHALF (the fused forward at V-slices of 128; experiment `fhalf` at every slice): each warpgroup forms its own half of the columns
+// of D, Q̂ H, E and O, as the replay does with D and E, behind its own named barriers; the block
+// barrier before K̄ᵀE stays (the state is held by rows). In the unfused output pass (KDA's and
+// GDN2's at V-slices of 128 where they read W and U; experiment `uhalf`) the same halves of
+// E = U − W H, Q̂ H and O: the step's chain loses half of P E.
+// MAP (the segment scan's map pass, Config::scan_segments; kernels/delta/segments.h): the fused
+// replay's step (OUTPUT false, STORE true) without its stores, the call's sequences being
+// segments; blockIdx.z = 0 runs each segment from zero (p.h0 null) to its end state L in p.ht,
+// z = 1 from the identity with v taken as 0 to its map Φ in p.seg_maps.
+// PLANES (the segment scan's two-pass form, SegmentForm::TwoPass): the fused forward at V-slices of
+// V = K by column halves, two planes: z = 0 runs each segment from its sequence's h0 where it is
+// the first (p.seg_seq) and from zero elsewhere, writing its outputs to p.o and its end state to
+// p.ht; z = 1 runs every other segment from the identity with v taken as 0, writing Y (that
+// plane's outputs) to p.seg_y and its map Φ to p.seg_maps. segment_correct_kernel then adds Y H_in.
+// WARM (the decay cut, SegmentForm::DecayCut): the same fused forward at whole-V slices, each
+// segment from its plan (p.seg_plan: from zero at its cut, from its sequence's h0 where it is the
+// first, or from its predecessor's end state), outputs from its own first chunk on, its end state
+// for a successor that looks back, the final state by its sequence's last segment.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
           bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {

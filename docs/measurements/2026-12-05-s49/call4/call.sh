@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Device call 4 of the forty-ninth session (carry nothing; the session's last 389 s of device
-# time): the decay cut's look-back (0fac2f0's kernels). Builds gpu_test_delta and bench_delta,
+# Device call 4 of the forty-ninth session (prepared, not run: no machine was lent for the
+# session's last 389 s of device time, and one failed start left too little for a build). Carry
+# nothing. The decay cut's look-back (0fac2f0's kernels): builds gpu_test_delta and bench_delta,
 # times GDN at shapes 2, 3, 5 at bench and weak gates by default and under dcut, then runs
-# GpuDelta.SegmentScanForward (every form; the decay cut at weak decay too). No sanitizers (time).
+# GpuDelta.SegmentScanForward (every form; the decay cut at weak decay too). No sanitizers (time):
+# about 5 minutes with a fresh machine's build.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." || exit 2
 source scripts/common.sh

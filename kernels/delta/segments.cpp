@@ -166,56 +166,54 @@ std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, cons
   return bounds;
 }
 
-std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
-                                      double log_tolerance) {
-  const int64_t nseg = sl.dims.N;
+namespace {
+
+// decay_cut_starts (back_in_time) and decay_cut_ends: for each segment and head, the chunks next
+// to the segment walked away from it, nearest first, no more of them than the segment is long
+// and none outside its sequence, until their bounds sum to log_tolerance: back in time, the
+// segment starts at the chunk reached; forward, it ends after it. Where none reaches it: the
+// sequence's edge if the segment is at it (from h0, from dht), else the neighbour's state
+// (kLookBack, kLookForward).
+std::vector<int64_t> decay_cut_plan(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
+                                    double log_tolerance, bool back_in_time, const char* who) {
   const std::vector<int64_t> first_chunk = sl.dims.chunk_start(chunk);  // each segment's first chunk
-  REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "decay_cut_starts: {} bounds for {} chunks of {} heads",
+  REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "{}: {} bounds for {} chunks of {} heads", who,
              bounds.size(), first_chunk.back(), H);
-  std::vector<int64_t> starts(size_t(nseg * H));
+  static_assert(kLookBack == kLookForward, "one code for the neighbour's state");
+  std::vector<int64_t> plan(size_t(sl.dims.N * H));
   for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
-    for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+    for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s) {
+      const int64_t seq0 = first_chunk[size_t(sl.seg_first[n])], seq1 = first_chunk[size_t(sl.seg_first[n + 1])];
+      const int64_t c0 = first_chunk[size_t(s)], c1 = first_chunk[size_t(s) + 1];
+      const int64_t edge = back_in_time ? seq0 : seq1, own_edge = back_in_time ? c0 : c1;
+      const int64_t reach = std::min(c1 - c0, back_in_time ? c0 - seq0 : seq1 - c1);  // chunks walked at most
       for (int64_t h = 0; h < H; ++h) {
-        const int64_t seq_first = first_chunk[size_t(sl.seg_first[n])], c0 = first_chunk[size_t(s)];
-        const int64_t lo = std::max(seq_first, c0 - (first_chunk[size_t(s) + 1] - c0));  // the farthest cut taken
-        int64_t start = c0 == seq_first ? seq_first : kLookBack;
+        int64_t at = own_edge == edge ? edge : kLookBack;
         double sum = 0;
-        for (int64_t c = c0 - 1; c >= lo; --c) {
+        for (int64_t i = 0; i < reach; ++i) {
+          const int64_t c = back_in_time ? c0 - 1 - i : c1 + i;
           sum += bounds[size_t(c * H + h)];
           if (sum <= log_tolerance) {
-            start = c;
+            at = back_in_time ? c : c + 1;
             break;
           }
         }
-        starts[size_t(s * H + h)] = start;
+        plan[size_t(s * H + h)] = at;
       }
-  return starts;
+    }
+  return plan;
+}
+
+}  // namespace
+
+std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
+                                      double log_tolerance) {
+  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, true, "decay_cut_starts");
 }
 
 std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                     double log_tolerance) {
-  const int64_t nseg = sl.dims.N;
-  const std::vector<int64_t> first_chunk = sl.dims.chunk_start(chunk);  // each segment's first chunk
-  REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "decay_cut_ends: {} bounds for {} chunks of {} heads",
-             bounds.size(), first_chunk.back(), H);
-  std::vector<int64_t> ends(size_t(nseg * H));
-  for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
-    for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
-      for (int64_t h = 0; h < H; ++h) {
-        const int64_t seq_end = first_chunk[size_t(sl.seg_first[n + 1])], c1 = first_chunk[size_t(s) + 1];
-        const int64_t hi = std::min(seq_end, c1 + (c1 - first_chunk[size_t(s)]));  // the farthest cut taken
-        int64_t end = c1 == seq_end ? seq_end : kLookForward;
-        double sum = 0;
-        for (int64_t c = c1; c < hi; ++c) {
-          sum += bounds[size_t(c * H + h)];
-          if (sum <= log_tolerance) {
-            end = c + 1;
-            break;
-          }
-        }
-        ends[size_t(s * H + h)] = end;
-      }
-  return ends;
+  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, false, "decay_cut_ends");
 }
 
 void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {

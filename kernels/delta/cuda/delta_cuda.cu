@@ -132,11 +132,13 @@ bool grids_side_by_side() {
   }
   return !env_is_one("CUDA_LAUNCH_BLOCKING") && !env_is_one("REWY_SERIAL_FORWARD");
 }
-// How long grad_chunk waits for a state pass's count before it gives up (kErrPassStall): 10 s,
-// far past any pass (milliseconds); REWY_PASS_WAIT_MS for the test that makes a pass stall.
-int64_t pass_wait_ms() {
+// How long a kernel waits for another's progress before it gives up (DeltaParams::pass_wait_ns:
+// grad_chunk for the state passes' counts, kErrPassStall; the forward's pass for wy_prep's flags,
+// kErrPrepStall; the decay cut's look-back, kErrSegmentStall): 10 s, far past any pass
+// (milliseconds); REWY_PASS_WAIT_MS for the tests that make one stall. In ns.
+unsigned long long pass_wait_ns() {
   const char* e = std::getenv("REWY_PASS_WAIT_MS");
-  return e ? std::max<int64_t>(1, std::atoll(e)) : int64_t(10000);
+  return static_cast<unsigned long long>(e ? std::max<int64_t>(1, std::atoll(e)) : int64_t(10000)) * 1000000ull;
 }
 
 // Throws (and clears) an error some call's kernels stored for `device`; `who` names the call.
@@ -583,7 +585,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
     seg_flags = Tensor::empty({segs * d.H + 2}, DType::I32, dev, &s);
     p.seg_end = ptr<float>(seg_end);
     p.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(seg_flags));
-    p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
+    p.pass_wait_ns = pass_wait_ns();
     p.seg_owner = seg_owner;
     p.seg_lead = seg_lead;
     p.seg_last = seg_last;  // (its last segment writes the final state)
@@ -708,7 +710,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     prep_done = Tensor::zeros({p.prep_stall_for_test ? 2 * words : words}, DType::I32, dev, &s);
     p.prep_done = ptr<unsigned>(prep_done);
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
-    p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
+    p.pass_wait_ns = pass_wait_ns();
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   if (ct.num_chunks > 0)
@@ -836,7 +838,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
     p.pass_done = ptr<unsigned>(pass_done);
     p.grad_done = p.pass_done + 2 * int64_t(ct.num_chunks) * H;
     p.pass_stalled = p.grad_done + 1;
-    p.pass_wait_ns = static_cast<unsigned long long>(pass_wait_ms()) * 1000000ull;
+    p.pass_wait_ns = pass_wait_ns();
     p.replay_slices = replay_slices + (stall_passes_for_test() ? 1 : 0);  // a count that never comes
     p.bwd_slices = bwd_slices;
     p.grad_items = reinterpret_cast<const int4*>((paired ? ct.grad_paired : ct.grad_serial).data_ptr());

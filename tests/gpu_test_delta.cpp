@@ -8,8 +8,10 @@
 // REWY_GPU_TEST_SMALL=1 runs one small case per variant (for compute-sanitizer).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <future>
@@ -22,6 +24,7 @@
 #include "kernels/delta/cuda/state_slices.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
+#include "kernels/delta/segments.h"
 #include "test_delta_util.h"  // test::fresh_seed (REWY_TEST_SEED replays one)
 
 using namespace rewy;
@@ -502,6 +505,9 @@ TEST(GpuDelta, FusedChannelForward) {
 // predecessors' end states; the long sequence's later segments start after its start at the
 // benchmark's gates, kernels/delta/segments.h's DecayCut test counts them on the CPU), and again
 // at weak decay (per-token log-decay in [-0.002, 0)), where every segment but the first looks back.
+// The decay cut with its two-pass fallback (Config::cut_fallback_segments, another segment count)
+// too: the fallback runs where a segment would look back (the short sequences, weak decay), the
+// cut's pass where none does (the long sequence at the benchmark's gates).
 TEST(GpuDelta, SegmentScanForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -534,13 +540,16 @@ TEST(GpuDelta, SegmentScanForward) {
         if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;  // (GDN's alone)
         if (form != SegmentForm::DecayCut && sp.gates == Gates::Uniform) continue;
         for (int segments : {2, 3, 5})
-          for (int slice : {64, 128}) {
+          for (int slice : {64, 128, 0}) {  // 0: the decay cut with its two-pass fallback
             const bool two_pass = form == SegmentForm::TwoPass, cut = form == SegmentForm::DecayCut;
             if ((two_pass || cut) && slice == 64) continue;  // (the same kernels as at 128)
+            if (!cut && slice == 0) continue;
+            const int fallback = slice == 0 ? (segments == 5 ? 3 : 2) : 0;
             Config cfg;
             cfg.variant = variant;
             cfg.scan_segments = segments;
             cfg.segment_form = form;
+            cfg.cut_fallback_segments = fallback;
             cfg.state_slice = slice;
             cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
             const int64_t before = segment_scan_forwards(), two_before = two_pass_segment_forwards();
@@ -552,10 +561,23 @@ TEST(GpuDelta, SegmentScanForward) {
                 << name(variant) << ": the two-pass form " << (two_pass ? "did not run" : "ran unasked");
             EXPECT_EQ(decay_cut_forwards(), cut_before + (cut ? 1 : 0))
                 << name(variant) << ": the decay cut " << (cut ? "did not run" : "ran unasked");
-            std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}{}", name(variant),
+            std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}{}{}", name(variant),
                                            sp.T, sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments,
                                            two_pass ? ", two passes" : cut ? ", decay cut" : "",
+                                           fallback ? fmt::format(" or two passes over {}", fallback) : "",
                                            sp.gates == Gates::Uniform ? ", weak decay" : "");
+            if (cut) {  // the path the device took, against the CPU plan's look-backs (decay_cut_starts)
+              int expected = -1;
+              if (fallback) {
+                const Dims dims = check_inputs(cfg, c.in);
+                const std::vector<double> bounds = chunk_decay_bounds(c.in.k.to(DType::F32), c.in.beta.to(DType::F32),
+                                                                      c.in.g.to(DType::F32), dims, 64);
+                const std::vector<int64_t> starts =
+                    decay_cut_starts(bounds, segment_layout(dims, 64, segments), sp.H, 64, std::log(0x1p-30));
+                expected = std::count(starts.begin(), starts.end(), kLookBack) > 0 ? 1 : 0;
+              }
+              EXPECT_EQ(decay_cut_fell_back(), expected) << line << ": 1 the fallback ran, 0 the cut's pass, -1 none";
+            }
             expect_within_twin_bars(out, ref, line, seed);
             fmt::print("{}\n", line);
             // Without a final state the last segments' maps are not formed: the same outputs, bit for bit.

@@ -302,4 +302,12 @@ int64_t decay_cut_forwards() {
 #endif
 }
 
+int decay_cut_fell_back() {
+#if REWY_WITH_CUDA
+  return cuda_impl::decay_cut_fell_back();
+#else
+  return -1;
+#endif
+}
+
 }  // namespace rewy::delta

@@ -158,9 +158,14 @@ struct Config {
   // other segment with no such chunk waits for its predecessor's end state (the look-back): one
   // pass of S segments plus their warm-up chunks (about 7 chunks at the benchmark's gates), the
   // fastest form there. With weak decay (a head's log-decay near 0 a chunk) every segment looks
-  // back: the chain is then the sequential forward's, at whole-V slices (not yet timed), so not
-  // the default.
+  // back: the chain is then the sequential forward's at whole-V slices, 0.40-0.60x the default
+  // there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so not the default.
   SegmentForm segment_form = SegmentForm::Auto;
+  // DecayCut with scan_segments set: where any segment would look back, the two-pass form over
+  // this many segments a sequence runs instead, decided on the device (the plan); below 2: none,
+  // the look-back. (REWY_EXPERIMENTS=dcutfb: Auto takes the decay cut so at up to 16 pairs, the
+  // two-pass form's own count as its fallback.)
+  int cut_fallback_segments = 0;
 };
 
 struct Inputs {
@@ -276,5 +281,10 @@ int64_t segment_scan_forwards();
 // ... of which by its two-pass form, and by the decay cut (Config::segment_form).
 int64_t two_pass_segment_forwards();
 int64_t decay_cut_forwards();
+// CUDA: the path the last decay cut took where it had a fallback (Config::cut_fallback_segments):
+// 1 where a segment would have looked back and the two-pass fallback ran, 0 where the cut's pass
+// ran; -1 where the last decay cut had none, or none ran (always without CUDA). Waits for that
+// forward to finish.
+int decay_cut_fell_back();
 
 }  // namespace rewy::delta

@@ -172,7 +172,7 @@ struct DeltaParams {
   const int* seg_seq = nullptr;
   bf16_t* seg_y = nullptr;
   // The decay cut (SegmentForm::DecayCut; state_fwd's WARM): each chunk's log bound on its state
-  // map's norm [num_chunks][H] (decay_bound_kernel), the tolerance it is cut at, each segment's
+  // map's norm [num_chunks][H] (wy_prep's, kPrepFusedBoundExp), the tolerance it is cut at, each segment's
   // sequence and that sequence's first segment [num_seqs], and each segment's start for each head
   // [num_seqs][H] (decay_cut_plan_kernel: a chunk ≥ 0, kPlanFromH0 or kPlanLookBack).
   float* decay_bound = nullptr;
@@ -185,15 +185,27 @@ struct DeltaParams {
   // seg_flags [num_seqs H] (a release after the stores). seg_flags[num_seqs H]: the CTAs' ticket
   // (each CTA takes its (segment, head) in the order CTAs start, segment-major, so the CTA a
   // look-back waits on has started before it and no wait holds an SM its predecessor needs);
-  // [num_seqs H + 1]: set by the first CTA that waited pass_wait_ns in vain (kErrSegmentStall).
+  // [num_seqs H + 1]: set by the first CTA that waited pass_wait_ns in vain (kErrSegmentStall);
+  // [num_seqs H + 2]: set by the plan where any segment looks back (kLookedBack).
   // Zeroed before each pass (launch_decay_cut).
   float* seg_end = nullptr;
   unsigned* seg_flags = nullptr;
+  // The decay cut with its fallback (SegmentChoice::fallback): where set, the kernel's CTAs leave
+  // at once unless *path_flag == path_value. The plan's look-back word: WARM runs where it is 0,
+  // the fallback's two-pass kernels where it is 1 (a chain of look-backs would run the sequence's
+  // chunks one after another at whole-V slices: 2.5x the two-pass form at weak decay).
+  const unsigned* path_flag = nullptr;
+  unsigned path_value = 0;
 };
+
+// The kernel's CTAs run on this path (DeltaParams::path_flag; null: always).
+__device__ __forceinline__ bool on_path(const unsigned* flag, unsigned value) { return !flag || *flag == value; }
 
 // The decay cut's plan for a (segment, head) besides a chunk to start from: from the sequence's h0
 // (a sequence's first segment), or from the predecessor's end state (the look-back).
 enum : int { kPlanFromH0 = -1, kPlanLookBack = -2 };
+// seg_flags' words after the [num_seqs H] segment flags: the ticket, the stall, the look-back.
+enum : int { kSegTicket = 0, kSegStalled = 1, kLookedBack = 2, kSegWords = 3 };
 
 // The segment scan's scan over segments (Config::scan_segments; kernels/delta/segments.h, whose
 // scan_segments is the CPU twin): for each sequence of the call, H_in of its first segment = h0
@@ -209,6 +221,8 @@ struct SegmentScanParams {
   // The two-pass form: each sequence's first segment ran from its h0, so its L is its end state
   // (H_in of the second segment) and its Φ was not formed; h0 is null and H_in(first) is left zero.
   bool first_exact = false;
+  const unsigned* path_flag = nullptr;  // DeltaParams::path_flag's, for the decay cut's fallback
+  unsigned path_value = 0;
 };
 
 constexpr int kMaxPhases = 8;

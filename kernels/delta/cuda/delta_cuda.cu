@@ -358,6 +358,10 @@ std::atomic<int64_t> g_fused_channel_forwards{0};
 std::atomic<int64_t> g_segment_scan_forwards{0};
 std::atomic<int64_t> g_two_pass_segment_forwards{0};
 std::atomic<int64_t> g_decay_cut_forwards{0};
+// The last decay cut with a fallback: its flags and the look-back word's place (decay_cut_fell_back).
+std::mutex g_last_cut_mutex;
+Tensor g_last_cut_flags;
+int64_t g_last_cut_word = 0;
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -409,8 +413,15 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 //   1.0059 ms; docs/measurements/2026-12-05-s49/call2/, where a segment with no cut ran from its
 //   sequence's start). Not the default: where a head's decay is weak (GDN's heads with A e^{dt}
 //   near 0.001 a token need 300 chunks to cut) no segment cuts; each then looks back (waits for
-//   its predecessor's end state, since 2026-12-05, not yet timed), the chain that of the
-//   sequential forward but at whole-V slices. DeltaNet's bound never cuts.
+//   its predecessor's end state), the chain that of the sequential forward but at whole-V
+//   slices: at per-token log-decay -0.002 0.569x / 0.403x / 0.596x the default at those shapes,
+//   at the benchmark's gates 1.190x / 1.491x / 1.301x (the look-back's build, H100, 2026-12-05,
+//   docs/measurements/2026-12-05-s50/call1/). DeltaNet's bound never cuts.
+// - ... with the two-pass form as its fallback (REWY_EXPERIMENTS=dcutfb, at up to 16 pairs, or
+//   Config::cut_fallback_segments): both paths' kernels are launched, and the plan's look-back
+//   word (set where any segment would look back) lets one of them run, the other's CTAs leaving
+//   at once: the cut's speed where every segment cuts, the two-pass form's where one does not,
+//   no host synchronisation. (Not yet timed.)
 // - The three-pass form (REWY_EXPERIMENTS=segscan, segscan64, segscan32p): three passes' work
 //   where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below the two-pass
 //   form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64 near 64,
@@ -420,6 +431,7 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 struct SegmentChoice {
   int count = 1;  // segments a sequence (1: no segment scan)
   SegmentForm form = SegmentForm::ThreePass;
+  int fallback = 0;  // DecayCut: the two-pass fallback's segments a sequence (0: none, the look-back)
 };
 SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
@@ -436,14 +448,24 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
            : cut_applies && experiment("dcut", var) ? SegmentForm::DecayCut
                                                        : SegmentForm::TwoPass;
   if (form == SegmentForm::DecayCut && !cut_applies) return {};
-  if (cfg.scan_segments > 1) return {cfg.scan_segments, form};
+  if (cfg.scan_segments > 1)
+    return {cfg.scan_segments, form,
+            form == SegmentForm::DecayCut && cfg.cut_fallback_segments > 1 ? cfg.cut_fallback_segments : 0};
   if (experiment("noseg", var)) return {};
   const int64_t pairs = d.N * d.H;
+  const auto count_for = [&](int64_t target) { return std::min<int64_t>((target + pairs - 1) / pairs, longest / 8); };
+  // REWY_EXPERIMENTS=dcutfb: GDN's decay cut at up to 16 pairs with the two-pass form (the
+  // default there) as its fallback where any segment would look back.
+  if (cut_applies && cfg.segment_form == SegmentForm::Auto && !three_pass && experiment("dcutfb", var) && pairs > 0 &&
+      pairs <= 16) {
+    const int64_t cut_count = count_for(128), two_pass_count = count_for(64);
+    if (cut_count >= 2 && two_pass_count >= 2) return {int(cut_count), SegmentForm::DecayCut, int(two_pass_count)};
+  }
   const bool upto32 = form == SegmentForm::DecayCut ||
                       (form == SegmentForm::TwoPass ? experiment("seg2p32", var) : experiment("segscan32p", var));
   const int64_t target = form == SegmentForm::TwoPass || experiment("segscan64", var) ? 64 : 128;
   if (pairs == 0 || pairs > (upto32 ? 32 : 16)) return {};
-  const int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
+  const int64_t count = count_for(target);
   return count >= 2 ? SegmentChoice{int(count), form} : SegmentChoice{};
 }
 
@@ -561,7 +583,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sc.ht = ptr<float>(r.ht);
   Tensor Y;             // the two-pass form's homogeneous outputs [B, T, H, K]
   Tensor bounds, plan;  // the decay cut's [num_chunks, H] f32 and [segments, H] i32
-  Tensor seg_end, seg_flags;  // its look-back's [segments, H, K, V] f32 and [segments H + 2] i32
+  Tensor seg_end, seg_flags;  // its look-back's [segments, H, K, V] f32 and [segments H + kSegWords] i32
   int max_chunks = 0;   // the two-pass form's longest segment, in chunks (its correction's grid)
   if (choice.form == SegmentForm::ThreePass) {
     if (!r.ht.defined()) p.seg_last = seg_last;  // (the last segments' maps would serve only the final state)
@@ -582,7 +604,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
     p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
     p.seg_plan = ptr<int>(plan);
     seg_end = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
-    seg_flags = Tensor::empty({segs * d.H + 2}, DType::I32, dev, &s);
+    seg_flags = Tensor::empty({segs * d.H + kSegWords}, DType::I32, dev, &s);
     p.seg_end = ptr<float>(seg_end);
     p.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(seg_flags));
     p.pass_wait_ns = pass_wait_ns();
@@ -591,7 +613,60 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
     p.seg_last = seg_last;  // (its last segment writes the final state)
     p.ht = ptr<float>(r.ht);
   }
-  dispatch_variant(cfg.variant, [&](auto vc) { launch_segmented_forward<decltype(vc)::value>(p, li, sc, max_chunks); });
+  // The decay cut's fallback (choice.fallback): the two-pass form over its own layout, run where
+  // the plan set the look-back word (kLookedBack), the cut's pass where it did not. The chunks
+  // and every per-chunk tensor are the same under either layout (segment_layout).
+  SegmentPass fallback;
+  Tensor fb_L, fb_Phi, fb_H_in, fb_Y, fb_index;
+  if (choice.form == SegmentForm::DecayCut) {
+    std::lock_guard<std::mutex> g(g_last_cut_mutex);
+    g_last_cut_flags = choice.fallback > 1 ? seg_flags : Tensor();
+    g_last_cut_word = segs * d.H + kLookedBack;
+  }
+  if (choice.fallback > 1) {
+    REWY_CHECK(choice.form == SegmentForm::DecayCut, "a two-pass fallback is the decay cut's");
+    const SegmentLayout fsl = segment_layout(d, kChunk, choice.fallback);
+    const ChunkTable fct = make_chunk_table(fsl.dims, dev, s);
+    const int64_t fsegs = fsl.dims.N;
+    const unsigned* const looked_back = p.seg_flags + segs * d.H + kLookedBack;
+    p.path_flag = looked_back;
+    p.path_value = 0;
+    DeltaParams& q = fallback.p;
+    q = p;  // the call's tensors; the layout's sequences and the two-pass form's fields below
+    q.num_seqs = fct.num_seqs;
+    q.seq_chunk = ptr<int>(fct.seq_chunk);
+    q.decay_bound = nullptr;
+    q.seg_plan = nullptr;
+    q.seg_owner = q.seg_lead = q.seg_last = nullptr;
+    q.seg_end = nullptr;
+    q.seg_flags = nullptr;
+    q.ht = nullptr;
+    q.path_value = 1;
+    fb_Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
+    q.seg_y = ptr<bf16_t>(fb_Y);
+    fb_index = segment_index(fsl.seg_first, dev, s);
+    q.seg_seq = ptr<int>(fb_index) + (d.N + 1) + fsegs;  // (segment_index's arrays)
+    fb_L = Tensor::empty({fsegs, d.H, d.K, d.V}, DType::F32, dev, &s);
+    fb_Phi = Tensor::empty({fsegs, d.H, d.K, d.K}, DType::F32, dev, &s);
+    fb_H_in = Tensor::empty({fsegs, d.H, d.K, d.V}, DType::F32, dev, &s);
+    SegmentScanParams& a = fallback.sc;
+    a.N = int(d.N);
+    a.H = int(d.H);
+    a.seg_first = ptr<int>(fb_index);
+    a.L = ptr<float>(fb_L);
+    a.Phi = ptr<float>(fb_Phi);
+    a.H_in = ptr<float>(fb_H_in);
+    a.ht = ptr<float>(r.ht);
+    a.first_exact = true;  // (a.h0 null: each sequence's first segment ran from it)
+    a.path_flag = looked_back;
+    a.path_value = 1;
+    const std::vector<int64_t> first_chunk = fsl.dims.chunk_start(kChunk);
+    for (int64_t i = 0; i < fsegs; ++i)
+      fallback.max_chunks = std::max<int>(fallback.max_chunks, int(first_chunk[i + 1] - first_chunk[i]));
+  }
+  dispatch_variant(cfg.variant, [&](auto vc) {
+    launch_segmented_forward<decltype(vc)::value>(p, li, sc, max_chunks, choice.fallback > 1 ? &fallback : nullptr);
+  });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   keep_recompute_set(sv, Tbeta, gate_rows);
@@ -877,5 +952,10 @@ int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::mem
 int64_t segment_scan_forwards() { return g_segment_scan_forwards.load(std::memory_order_relaxed); }
 int64_t two_pass_segment_forwards() { return g_two_pass_segment_forwards.load(std::memory_order_relaxed); }
 int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_order_relaxed); }
+int decay_cut_fell_back() {
+  std::lock_guard<std::mutex> g(g_last_cut_mutex);
+  if (!g_last_cut_flags.defined()) return -1;
+  return g_last_cut_flags.to(cpu()).data<int>()[g_last_cut_word] != 0 ? 1 : 0;
+}
 
 }  // namespace rewy::delta::cuda_impl

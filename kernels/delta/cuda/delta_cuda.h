@@ -17,5 +17,6 @@ int64_t fused_channel_forwards();
 int64_t segment_scan_forwards();
 int64_t two_pass_segment_forwards();
 int64_t decay_cut_forwards();
+int decay_cut_fell_back();
 
 }  // namespace rewy::delta::cuda_impl

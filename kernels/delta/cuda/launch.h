@@ -84,9 +84,17 @@ template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& l
 // Forward by the segment scan (Config::scan_segments): p's sequences are the segments, sc's N the
 // call's sequences; wy_prep (the fused forward's), the map pass, the scan over segments, the
 // output pass; or, with p.seg_y set (SegmentForm::TwoPass), the plane pass, the scan, the
-// correction O += Y H_in. max_chunks: the longest segment's chunks.
+// correction O += Y H_in; or, with p.seg_plan set (GDN's DecayCut), the plan and the cut's pass,
+// then the fallback's two-pass kernels where given (their CTAs run only where the plan found a
+// look-back: DeltaParams::path_flag). max_chunks: the longest segment's chunks.
+struct SegmentPass {    // a two-pass form over a segment layout of its own (the decay cut's fallback)
+  DeltaParams p;        // its sequences are the layout's segments; the call's tensors, p.seg_y, p.seg_seq
+  SegmentScanParams sc;  // sc.N: the call's sequences
+  int max_chunks = 0;    // its longest segment's chunks
+};
 template <int VAR>
-void launch_segmented_forward(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc, int max_chunks);
+void launch_segmented_forward(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc, int max_chunks,
+                              const SegmentPass* fallback);
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
 // saved; with p.Tbeta, fused_replay: W and 𝒯 Diag(β), no U), state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);

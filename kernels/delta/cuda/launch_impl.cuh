@@ -232,13 +232,16 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP == kPrepFusedExp ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP != 0 ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
-  constexpr bool kFused = EXP == kPrepFusedExp;
+  constexpr bool kFused = EXP != 0;  // kPrepFusedExp, kPrepFusedBoundExp
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
+                    : (EXP == kPrepFusedBoundExp ? "wy_prep_fused_bound"
+                       : kFused                  ? "wy_prep_fused"
+                       : kExp                    ? "wy_prep_exp"
+                                                 : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);
@@ -287,6 +290,11 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   const bool fused = fuses_wu(VAR) && p.Tbeta != nullptr;
   overlap = overlap && !fused;
+  // The decay cut's (p.decay_bound set): GDN's fused kernel, which also writes the chunks' bounds.
+  if (p.decay_bound) {
+    REWY_CHECK(VAR == kGDN && fused && !beside, "the decay cut's bounds: GDN's fused forward, wy_prep before the pass");
+    if constexpr (VAR == kGDN) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedBoundExp>(p, s, beside, load_only);
+  }
   // The fused forward (DeltaNet, GDN at V-slices of 64 and 128) takes its own kernel, three CTAs an
   // SM (kPrepFusedExp): wy_prep at shape 0 129.5 -> 104.5 us (DeltaNet), 142.9 -> 119.0 us
   // (GDN), Recompute forward 1.10-1.12x at (8, 2048, 16), (4, 4096, 16), (8, 4096, 32); beside the
@@ -463,14 +471,14 @@ void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
 }
 
 // The decay cut (state_fwd's WARM): each segment from its plan, whole-V slices (one CTA an SM);
-// before it the chunks' bounds, the segments' plans and the look-back's flags and ticket zeroed.
+// before it the segments' plans (from wy_prep's bounds) and the look-back's flags, ticket and
+// word zeroed.
 template <int VAR, int K, int V>
 void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
   if (p.num_chunks == 0 || p.H == 0) return;
   REWY_CHECK(p.seg_flags && p.seg_end && p.pass_wait_ns > 0, "the decay cut: the look-back's flags, states and wait");
-  CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + 2) * sizeof(unsigned), s));
-  static const std::string bound_name = "decay_bound<" + std::to_string(K) + ">", plan_name = "decay_cut_plan";
-  timed_launch(bound_name, s, [&] { decay_bound_kernel<K><<<dim3(p.num_chunks, p.H), kDecayBoundThreads, 0, s>>>(p); });
+  CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + kSegWords) * sizeof(unsigned), s));
+  static const std::string plan_name = "decay_cut_plan";
   timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), 32, 0, s>>>(p); });
   static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
   launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,
@@ -740,7 +748,7 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
 // max_chunks: the longest segment's chunks.
 template <int VAR>
 void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc,
-                                   int max_chunks) {
+                                   int max_chunks, const SegmentPass* fallback) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
@@ -749,22 +757,25 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
                  "the segment scan's two-pass form: seg_seq and first_exact set, no h0 in the scan");
       REWY_CHECK(!p.seg_plan || (VAR == kGDN && p.decay_bound && p.seg_owner && p.seg_lead && p.seg_last),
                  "the decay cut: GDN's, with bounds, owners, first segments and last-segment flags");
+      REWY_CHECK(!fallback || (p.seg_plan && p.path_flag && fallback->p.seg_y && fallback->p.path_flag && fallback->sc.path_flag),
+                 "the decay cut's fallback: the two-pass form, both paths flagged");
       launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, false);
+      auto two_pass = [&](const DeltaParams& q, const SegmentScanParams& a, int longest) {
+        DeltaParams planes = q;
+        planes.ht = a.L;
+        planes.seg_maps = a.Phi;
+        launch_state_planes<VAR, K, V>(planes, li.stream);
+        launch_segment_scan<K, V>(a, li.stream);
+        DeltaParams correct = q;
+        correct.h0 = a.H_in;
+        launch_segment_correct<K, V>(correct, longest, li.stream);
+      };
       if (p.seg_plan) {
         if constexpr (VAR == kGDN) launch_decay_cut<VAR, K, V>(p, li.stream);
+        if (fallback) two_pass(fallback->p, fallback->sc, fallback->max_chunks);
         return;
       }
-      if (p.seg_y) {
-        DeltaParams planes = p;
-        planes.ht = sc.L;
-        planes.seg_maps = sc.Phi;
-        launch_state_planes<VAR, K, V>(planes, li.stream);
-        launch_segment_scan<K, V>(sc, li.stream);
-        DeltaParams correct = p;
-        correct.h0 = sc.H_in;
-        launch_segment_correct<K, V>(correct, max_chunks, li.stream);
-        return;
-      }
+      if (p.seg_y) return two_pass(p, sc, max_chunks);
       DeltaParams maps = p;
       maps.h0 = nullptr;
       maps.ht = sc.L;
@@ -810,8 +821,9 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
   namespace rewy::delta::cuda_impl {                                                                             \
   template <> void launch_forward<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_forward_impl<VAR>(p, li); } \
   template <> void launch_segmented_forward<VAR>(const DeltaParams& p, const LaunchInfo& li,                    \
-                                                 const SegmentScanParams& sc, int max_chunks) {                  \
-    launch_segmented_forward_impl<VAR>(p, li, sc, max_chunks);                                                   \
+                                                 const SegmentScanParams& sc, int max_chunks,                    \
+                                                 const SegmentPass* fallback) {                                  \
+    launch_segmented_forward_impl<VAR>(p, li, sc, max_chunks, fallback);                                         \
   }                                                                                                              \
   template <> void launch_replay<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_replay_impl<VAR>(p, li); }   \
   template <> void launch_backward<VAR>(const DeltaParams& p, const LaunchInfo& li, bool rewy) {               \

@@ -15,7 +15,7 @@
 #
 # Environment: PICK_DIRECTION (bwd, the default: sets are judged by the Recompute backward; fwd;
 # both: the geomean of the two), SETS (REWY_EXPERIMENTS names, one per set, or none with DEFAULT_TESTS=1: the
-# defaults' tests, table and phases alone; name@v1,v2 lets the set win
+# defaults' tests, table and phases alone; SETS=none: the defaults' ops and table, no tests; name@v1,v2 lets the set win
 # only for those variants, and runs its tests, sanitizers and ops on them alone: it changes no
 # other's kernels, where noise alone could pick it),
 # OPS_BACKWARD (default rewy,baseline; rewy alone for sets that change the forward only),
@@ -35,7 +35,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/common.sh
 out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
 [ -n "${SETS:-}" ] || [ "${DEFAULT_TESTS:-0}" = 1 ] ||
-  { echo "device-decide: set SETS (experiment names, e.g. 'a b@kda,gdn2'), or DEFAULT_TESTS=1 to check and table the defaults alone"; exit 2; }
+  { echo "device-decide: set SETS (experiment names, e.g. 'a b@kda,gdn2'), DEFAULT_TESTS=1 to check and table the defaults alone, or SETS=none to table them untested"; exit 2; }
+[ "${SETS:-}" = none ] && SETS=''
 variants=${VARIANTS:-gdn,kda,gdn2}
 export NCCL_NVLS_ENABLE=0
 compiled=""

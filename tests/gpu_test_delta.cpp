@@ -505,9 +505,10 @@ TEST(GpuDelta, FusedChannelForward) {
 // predecessors' end states; the long sequence's later segments start after its start at the
 // benchmark's gates, kernels/delta/segments.h's DecayCut test counts them on the CPU), and again
 // at weak decay (per-token log-decay in [-0.002, 0)), where every segment but the first looks back.
-// The decay cut with its two-pass fallback (Config::cut_fallback_segments, another segment count)
-// too: the fallback runs where a segment would look back (the short sequences, weak decay), the
-// cut's pass where none does (the long sequence at the benchmark's gates).
+// The decay cut with its fallbacks (Config::cut_fallback_segments: the two-pass form over another
+// segment count, or the sequential forward) too: the fallback runs where a segment would look
+// back (the short sequences, weak decay), the cut's pass where none does (the long sequence at the
+// benchmark's gates), and decay_cut_fell_back() says which ran, checked against the CPU plan.
 TEST(GpuDelta, SegmentScanForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -540,17 +541,17 @@ TEST(GpuDelta, SegmentScanForward) {
         if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;  // (GDN's alone)
         if (form != SegmentForm::DecayCut && sp.gates == Gates::Uniform) continue;
         for (int segments : {2, 3, 5})
-          for (int slice : {64, 128, 0}) {  // 0: the decay cut with its two-pass fallback
+          for (int slice : {64, 128, 0, -1}) {  // the decay cut with its fallback: 0 two passes, -1 sequential
             const bool two_pass = form == SegmentForm::TwoPass, cut = form == SegmentForm::DecayCut;
             if ((two_pass || cut) && slice == 64) continue;  // (the same kernels as at 128)
-            if (!cut && slice == 0) continue;
-            const int fallback = slice == 0 ? (segments == 5 ? 3 : 2) : 0;
+            if (!cut && slice <= 0) continue;
+            const int fallback = slice == 0 ? (segments == 5 ? 3 : 2) : slice < 0 ? 1 : 0;
             Config cfg;
             cfg.variant = variant;
             cfg.scan_segments = segments;
             cfg.segment_form = form;
             cfg.cut_fallback_segments = fallback;
-            cfg.state_slice = slice;
+            cfg.state_slice = std::max(slice, 0);
             cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
             const int64_t before = segment_scan_forwards(), two_before = two_pass_segment_forwards();
             const int64_t cut_before = decay_cut_forwards();
@@ -564,7 +565,9 @@ TEST(GpuDelta, SegmentScanForward) {
             std::string line = fmt::format("{:8s} T={:4d} K=128 V=128 {}h0 {:8s} BV={:<3d} {} segments{}{}{}", name(variant),
                                            sp.T, sp.seqlens.empty() ? "" : "varlen ", name(cfg.backward), slice, segments,
                                            two_pass ? ", two passes" : cut ? ", decay cut" : "",
-                                           fallback ? fmt::format(" or two passes over {}", fallback) : "",
+                                           fallback == 1   ? std::string(" or the sequential forward")
+                                           : fallback > 1  ? fmt::format(" or two passes over {}", fallback)
+                                                           : std::string(),
                                            sp.gates == Gates::Uniform ? ", weak decay" : "");
             if (cut) {  // the path the device took, against the CPU plan's look-backs (decay_cut_starts)
               int expected = -1;
@@ -572,8 +575,8 @@ TEST(GpuDelta, SegmentScanForward) {
                 const Dims dims = check_inputs(cfg, c.in);
                 const std::vector<double> bounds = chunk_decay_bounds(c.in.k.to(DType::F32), c.in.beta.to(DType::F32),
                                                                       c.in.g.to(DType::F32), dims, 64);
-                const std::vector<int64_t> starts =
-                    decay_cut_starts(bounds, segment_layout(dims, 64, segments), sp.H, 64, std::log(0x1p-30));
+                const std::vector<int64_t> starts = decay_cut_starts(bounds, segment_layout(dims, 64, segments), sp.H, 64,
+                                                                     std::log(0x1p-30), kCutReachWithFallback);
                 expected = std::count(starts.begin(), starts.end(), kLookBack) > 0 ? 1 : 0;
               }
               EXPECT_EQ(decay_cut_fell_back(), expected) << line << ": 1 the fallback ran, 0 the cut's pass, -1 none";

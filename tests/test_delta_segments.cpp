@@ -331,6 +331,39 @@ TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
       EXPECT_EQ(dn[size_t(s * c.H)], s == sl.seg_first[n] ? chunk0[n] : kLookBack);
 }
 
+// A reach (the CUDA plan's where the cut has a fallback) bounds the walk: a plan with it cuts
+// where the plan without it cuts within that many chunks of the segment's start, and looks back
+// (a non-first segment) where that cut lay farther or none was found; first segments start at
+// their sequence's start either way. At a tolerance of one and a half chunks' mean bound most cuts
+// need two chunks, so some plans change at a reach of 1 (else the reach would not be tested).
+TEST_F(DecayCut, ReachBoundsTheWalk) {
+  double mean = 0;
+  for (double b : bounds) mean += b / double(bounds.size());
+  ASSERT_LT(mean, 0.0);
+  const std::vector<int64_t> seg_chunk0 = sl.dims.chunk_start(cfg.chunk);  // each segment's first chunk
+  for (double tol : {std::log(0x1p-30), 1.5 * mean})
+    for (int64_t reach : {int64_t(1), kCutReachWithFallback}) {
+      const std::vector<int64_t> unbounded = decay_cut_starts(bounds, sl, c.H, cfg.chunk, tol);
+      const std::vector<int64_t> bounded = decay_cut_starts(bounds, sl, c.H, cfg.chunk, tol, reach);
+      int changed = 0;
+      for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+        for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+          for (int64_t h = 0; h < c.H; ++h) {
+            const size_t i = size_t(s * c.H + h);
+            const bool within = unbounded[i] != kLookBack && seg_chunk0[size_t(s)] - unbounded[i] <= reach;
+            if (s == sl.seg_first[n] || within) {
+              EXPECT_EQ(bounded[i], unbounded[i]) << "segment " << s << " head " << h << " reach " << reach;
+            } else {
+              EXPECT_EQ(bounded[i], kLookBack) << "segment " << s << " head " << h << ": past the reach " << reach;
+              changed += bounded[i] != unbounded[i] ? 1 : 0;
+            }
+          }
+      if (tol == 1.5 * mean && reach == 1) {
+        EXPECT_GT(changed, 0) << "no plan needed more than one chunk";
+      }
+    }
+}
+
 // The backward's decay cut (decay_cut_ends, with the forward's decay_cut_starts): every segment's
 // backward over its chunks from its forward start to its backward cut (from h0 at its sequence's
 // start, from the state there where it looks back, from dht at its end, from the whole backward's

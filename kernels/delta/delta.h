@@ -161,10 +161,12 @@ struct Config {
   // back: the chain is then the sequential forward's at whole-V slices, 0.40-0.60x the default
   // there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so not the default.
   SegmentForm segment_form = SegmentForm::Auto;
-  // DecayCut with scan_segments set: where any segment would look back, the two-pass form over
-  // this many segments a sequence runs instead, decided on the device (the plan); below 2: none,
-  // the look-back. (REWY_EXPERIMENTS=dcutfb: Auto takes the decay cut so at up to 16 pairs, the
-  // two-pass form's own count as its fallback.)
+  // DecayCut with scan_segments set: what runs instead where any segment would look back (a head
+  // whose decay has not cut within 4 chunks of a segment's start), decided on the device by the
+  // plan: 0 nothing (the look-back), 1 the sequential forward (wy_prep beside it where that
+  // applies), S >= 2 the two-pass form over S segments a sequence. (REWY_EXPERIMENTS=dcutfb: Auto
+  // takes the decay cut so at up to 32 pairs, the default there as its fallback: the two-pass form
+  // at its own count up to 16 pairs, the sequential forward at 17-32.)
   int cut_fallback_segments = 0;
 };
 

@@ -169,13 +169,13 @@ std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, cons
 namespace {
 
 // decay_cut_starts (back_in_time) and decay_cut_ends: for each segment and head, the chunks next
-// to the segment walked away from it, nearest first, no more of them than the segment is long
-// and none outside its sequence, until their bounds sum to log_tolerance: back in time, the
+// to the segment walked away from it, nearest first, no more of them than the segment is long (nor
+// than max_reach where it is above 0) and none outside its sequence, until their bounds sum to log_tolerance: back in time, the
 // segment starts at the chunk reached; forward, it ends after it. Where none reaches it: the
 // sequence's edge if the segment is at it (from h0, from dht), else the neighbour's state
 // (kLookBack, kLookForward).
 std::vector<int64_t> decay_cut_plan(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
-                                    double log_tolerance, bool back_in_time, const char* who) {
+                                    double log_tolerance, bool back_in_time, int64_t max_reach, const char* who) {
   const std::vector<int64_t> first_chunk = sl.dims.chunk_start(chunk);  // each segment's first chunk
   REWY_CHECK(int64_t(bounds.size()) == first_chunk.back() * H, "{}: {} bounds for {} chunks of {} heads", who,
              bounds.size(), first_chunk.back(), H);
@@ -186,7 +186,8 @@ std::vector<int64_t> decay_cut_plan(const std::vector<double>& bounds, const Seg
       const int64_t seq0 = first_chunk[size_t(sl.seg_first[n])], seq1 = first_chunk[size_t(sl.seg_first[n + 1])];
       const int64_t c0 = first_chunk[size_t(s)], c1 = first_chunk[size_t(s) + 1];
       const int64_t edge = back_in_time ? seq0 : seq1, own_edge = back_in_time ? c0 : c1;
-      const int64_t reach = std::min(c1 - c0, back_in_time ? c0 - seq0 : seq1 - c1);  // chunks walked at most
+      int64_t reach = std::min(c1 - c0, back_in_time ? c0 - seq0 : seq1 - c1);  // chunks walked at most
+      if (max_reach > 0) reach = std::min(reach, max_reach);
       for (int64_t h = 0; h < H; ++h) {
         int64_t at = own_edge == edge ? edge : kLookBack;
         double sum = 0;
@@ -207,13 +208,13 @@ std::vector<int64_t> decay_cut_plan(const std::vector<double>& bounds, const Seg
 }  // namespace
 
 std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
-                                      double log_tolerance) {
-  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, true, "decay_cut_starts");
+                                      double log_tolerance, int64_t max_reach) {
+  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, true, max_reach, "decay_cut_starts");
 }
 
 std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
                                     double log_tolerance) {
-  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, false, "decay_cut_ends");
+  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, false, 0, "decay_cut_ends");
 }
 
 void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {

@@ -74,12 +74,16 @@ void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, con
 // (undefined for DeltaNet), CPU tensors of f32 or f64.
 std::vector<double> chunk_decay_bounds(const Tensor& k, const Tensor& beta, const Tensor& g, const Dims& d, int chunk);
 // For each segment of sl and head, [Nseg * H]: the chunk its pass starts from, the latest chunk b
-// before its first, no farther back than the segment is long, with Σ bounds over [b, first) ≤
-// log_tolerance (from zero there); else, for a sequence's first segment, its own first chunk (from
-// h0), and for the others kLookBack: from the predecessor's end state (the CUDA pass waits for it).
+// before its first, no farther back than the segment is long (nor than max_reach chunks where it is
+// above 0), with Σ bounds over [b, first) ≤ log_tolerance (from zero there); else, for a sequence's
+// first segment, its own first chunk (from h0), and for the others kLookBack: from the
+// predecessor's end state (the CUDA pass waits for it, or its fallback runs).
 constexpr int64_t kLookBack = -1;
+// The CUDA plan's reach where the decay cut has a fallback (a head that has not cut within it
+// takes the fallback; the plan reads only the chunks it walks).
+constexpr int64_t kCutReachWithFallback = 4;
 std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
-                                      double log_tolerance);
+                                      double log_tolerance, int64_t max_reach = 0);
 // The backward's cut, the same bound read forward in time: ∂H runs the transposed maps, of the
 // same norms, so each segment's ∂H at its end is that of a backward from zero at a later chunk once
 // the run between has decayed past the tolerance. For each segment of sl and head, [Nseg * H]:

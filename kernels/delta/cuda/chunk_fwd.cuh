@@ -21,9 +21,8 @@ namespace rewy::delta::cuda_impl {
 // ------------------------------------------------------------------------------------------------
 // wy_prep
 
-// wy_prep_kernel's EXP for the fused forward's kernel (said there), and for GDN's under the decay
-// cut, which also writes each chunk's bound (DeltaParams::decay_bound).
-inline constexpr int kPrepFusedExp = 1, kPrepFusedBoundExp = 2;
+// wy_prep_kernel's EXP for the fused forward's kernel (said there).
+inline constexpr int kPrepFusedExp = 1;
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -375,28 +374,11 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // with which it spilled), three CTAs an SM where the shared kernel fits two (110 KB, 112
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
-// kPrepFusedBoundExp (2): GDN's fused kernel under the decay cut, which also writes the chunk's
-// log bound on its state map's norm, Σ over its tokens of g + log max(1, |1 − β ‖k‖²|), into
-// p.decay_bound[c H + h] (kernels/delta/segments.h's chunk_decay_bounds is the CPU twin): ‖k‖² is
-// K Kᵀ's diagonal, which the A product forms anyway, and Σ g is G at the chunk's last row. (A
-// kernel of its own read k again for it: 42-48 µs of 287 at (1, 16384, 16), H100, 2026-12-05,
-// docs/measurements/2026-12-05-s50/.)
-// (kPrepFusedBoundExp's warp sums: static shared memory in that kernel alone.)
-template <int N>
-__device__ __forceinline__ float* bound_slots() {
-  __shared__ float slots[N];
-  return slots;
-}
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
-__global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kFusedOnly = EXP == kPrepFusedExp || EXP == kPrepFusedBoundExp;
-  constexpr bool kBound = EXP == kPrepFusedBoundExp;
+  constexpr bool kFusedOnly = EXP == kPrepFusedExp;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
-  static_assert(!kBound || VAR == kGDN, "the decay cut's bound: GDN's");
-  if constexpr (kBound)
-    static_assert(3 * (PrepLayout<VAR, K, V, true, LDA>::total + kStaticSmem + 4 * NT / 32 + 1024) <= 228 * 1024,
-                  "the decay cut's wy_prep: three CTAs an SM with its warp sums");
   using L = PrepLayout<VAR, K, V, kFusedOnly, LDA>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
@@ -414,6 +396,7 @@ __global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const D
   bf16_t* ws = reinterpret_cast<bf16_t*>(smem + L::ws);
   float* As = reinterpret_cast<float*>(smem + L::As);
 
+  if (!on_path(p.path_flag, p.path_value)) return;  // the decay cut's other path runs (DeltaParams::path_flag)
   const ChunkAt<K, V> at(p, chunk_item(p));  // (position order beside the pass: p.prep_items)
 
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
@@ -461,24 +444,16 @@ __global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const D
   // at shapes 0, 3, 4, 5, worst 0.925 (experiment pamsh, docs/measurements/2026-12-04-s46/call1/).
   constexpr bool kOneExp = VT<VAR>::scalar_gate && kFusedOnly;
   if constexpr (kOneExp) {
-    float bound_part = 0.f;  // (rows past the chunk: β = 0, log 1)
     frag_visit_pairs<1, kWarpTiles<kChunk, NT>>(warp_m0(), warp_n0<kChunk, NT>(), [&](int i, int j, int h, int r, int c) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int cc = c + e;
         const float decay = r >= cc ? exp_ftz(Gs[r] - Gs[cc]) : 0.f;
         float &xp = accP[i][j][2 * h + e], &xa = accA[i][j][2 * h + e];
-        if constexpr (kBound)
-          if (r == cc) bound_part += logf(fmaxf(1.f, fabsf(1.f - betas[r] * xa)));  // xa = ‖k_r‖²
         xp = r >= cc ? xp * decay : 0.f;
         xa = r > cc ? betas[r] * (xa * decay) : 0.f;
       }
     });
-    if constexpr (kBound) {
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) bound_part += __shfl_xor_sync(0xffffffffu, bound_part, o);
-      if ((threadIdx.x & 31) == 0) bound_slots<NT / 32>()[threadIdx.x >> 5] = bound_part;  // (read after the barrier below)
-    }
   } else {
     frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
   }
@@ -493,13 +468,6 @@ __global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const D
     else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
-  if constexpr (kBound)
-    if (threadIdx.x == 0) {
-      float bound = Gs[at.len - 1];  // Σ g over the chunk
-#pragma unroll
-      for (int w = 0; w < NT / 32; ++w) bound += bound_slots<NT / 32>()[w];
-      p.decay_bound[int64_t(at.c) * p.H + at.h] = bound;
-    }
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
@@ -1436,7 +1404,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
-  if constexpr (WARM || PLANES)
+  if constexpr (OUTPUT && !STORE)
     if (!on_path(p.path_flag, p.path_value)) return;  // the decay cut's other path runs (DeltaParams::path_flag)
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
@@ -1818,35 +1786,76 @@ __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams 
   }
 }
 
-// The decay cut (SegmentForm::DecayCut): each segment's start for head h (kernels/delta/segments.h's
-// decay_cut_starts) from the chunks' bounds (wy_prep's, kPrepFusedBoundExp): the
-// latest chunk b before its first (p.seq_chunk[n]), no farther back than the segment is long,
-// whose bounds over [b, first) sum to at most p.decay_log_tolerance, as b; else kPlanFromH0 for a
-// sequence's first segment and kPlanLookBack for the others (a warm-up longer than the segment
-// would make a longer chain than the wait for its predecessor, which runs at most that many chunks
-// from its own start or waits in turn; where one does, seg_flags' kLookedBack word is set: the
-// fallback runs then). One warp a (segment, head), 32 chunks a step, nearest first. (A template,
-// K unused: instantiated where it runs.)
+// The decay cut (SegmentForm::DecayCut; kernels/delta/segments.h's chunk_decay_bounds and
+// decay_cut_starts are the CPU twins): chunk c's log bound on head h's state map, Σ over its tokens
+// of g + log max(1, |1 − β ‖k‖²|) (g null: DeltaNet's 0), by a block of kPlanThreads: K / 8 lanes
+// read a token's row of k, 16 bytes each (whole rows a warp), the warps' sums in warp_sum; every
+// thread returns the chunk's sum. (A kernel of its own formed every chunk's before the plan: 42-48
+// µs at (1, 16384, 16), 121 µs at (1, 32768, 32), H100, 2026-12-05, docs/measurements/2026-12-05-s50/;
+// the plan reads only the chunks it walks, one a segment at the benchmark's gates.)
+inline constexpr int kPlanThreads = 128;
 template <int K>
-__global__ void __launch_bounds__(32) decay_cut_plan_kernel(const DeltaParams p) {
-  const int n = blockIdx.x, h = blockIdx.y, lane = threadIdx.x;
-  const int first = p.seq_chunk[n], seq0 = p.seq_chunk[p.seg_lead[n]];
-  const int lo = max(seq0, first - (p.seq_chunk[n + 1] - first));  // the farthest cut taken
-  float run = 0.f;  // the bounds of the chunks already passed
-  int cut = -1;
-  for (int base = first - 1; base >= lo && cut < 0; base -= 32) {
-    const int c = base - lane;
-    float x = c >= lo ? p.decay_bound[int64_t(c) * p.H + h] : 0.f;
+__device__ __forceinline__ float chunk_decay_bound(const DeltaParams& p, int c, int h, float* warp_sum) {
+  constexpr int kLanes = K / 8, kRows = kPlanThreads / kLanes;  // a row's lanes; rows a pass
+  static_assert(kLanes <= 32 && 32 % kLanes == 0 && kChunk % kRows == 0, "whole rows a warp");
+  const int t = threadIdx.x, lane_in_row = t % kLanes;
+  const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
+  float term = 0.f;
+#pragma unroll 2
+  for (int r0 = 0; r0 < kChunk; r0 += kRows) {
+    const int r = r0 + t / kLanes;
+    const int64_t tok = int64_t(tok0) + (r < len ? r : 0);
+    const uint4 x = __ldg(reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K) + lane_in_row);
+    const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+    float kk = 0.f;
 #pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {  // inclusive prefix over the nearer chunks
-      const float y = __shfl_up_sync(0xffffffffu, x, o);
-      if (lane >= o) x += y;
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
+      kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
     }
-    const unsigned hit = __ballot_sync(0xffffffffu, c >= lo && run + x <= p.decay_log_tolerance);
-    if (hit) cut = base - (__ffs(hit) - 1);
-    run += __shfl_sync(0xffffffffu, x, 31);
+#pragma unroll
+    for (int o = kLanes / 2; o > 0; o >>= 1) kk += __shfl_xor_sync(0xffffffffu, kk, o);  // the row's lanes
+    if (lane_in_row == 0 && r < len) {
+      const float b = bf2f(p.beta[tok * p.H + h]);
+      term += (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
+    }
   }
-  if (lane == 0) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);
+  if ((t & 31) == 0) warp_sum[t >> 5] = term;
+  __syncthreads();
+  float sum = 0.f;
+#pragma unroll
+  for (int w = 0; w < kPlanThreads / 32; ++w) sum += warp_sum[w];
+  __syncthreads();  // warp_sum is rewritten by the next chunk's
+  return sum;
+}
+
+// ... and each segment's start for head h (decay_cut_starts): the latest chunk b before its first
+// (p.seq_chunk[n]), no farther back than the segment is long nor than p.cut_reach chunks (where
+// set), whose bounds over [b, first) sum to at most p.decay_log_tolerance, as b; else kPlanFromH0
+// for a sequence's first segment and kPlanLookBack for the others (a warm-up longer than the
+// segment would make a longer chain than the wait for its predecessor, which runs at most that
+// many chunks from its own start or waits in turn; where one looks back, seg_flags' kLookedBack
+// word is set: a fallback runs then). A block a (segment, head), the chunks nearest first.
+template <int K>
+__global__ void __launch_bounds__(kPlanThreads) decay_cut_plan_kernel(const DeltaParams p) {
+  __shared__ float warp_sum[kPlanThreads / 32];
+  const int n = blockIdx.x, h = blockIdx.y;
+  const int first = p.seq_chunk[n], seq0 = p.seq_chunk[p.seg_lead[n]];
+  int reach = p.seq_chunk[n + 1] - first;  // chunks walked at most
+  if (p.cut_reach > 0) reach = min(reach, p.cut_reach);
+  const int lo = max(seq0, first - reach);
+  float run = 0.f;  // the bounds of the chunks already passed (the same in every thread)
+  int cut = -1;
+  for (int c = first - 1; c >= lo; --c) {
+    run += chunk_decay_bound<K>(p, c, h, warp_sum);
+    if (run <= p.decay_log_tolerance) {
+      cut = c;
+      break;
+    }
+  }
+  if (threadIdx.x == 0) {
     const int plan = cut >= 0 ? cut : first == seq0 ? kPlanFromH0 : kPlanLookBack;
     p.seg_plan[int64_t(n) * p.H + h] = plan;
     if (plan == kPlanLookBack) p.seg_flags[int64_t(p.num_seqs) * p.H + kLookedBack] = 1u;  // (the fallback's word)

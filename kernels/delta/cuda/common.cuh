@@ -171,12 +171,13 @@ struct DeltaParams {
   // P E) [tok][H][K] (K = V), which segment_correct_kernel multiplies by the segment's start state.
   const int* seg_seq = nullptr;
   bf16_t* seg_y = nullptr;
-  // The decay cut (SegmentForm::DecayCut; state_fwd's WARM): each chunk's log bound on its state
-  // map's norm [num_chunks][H] (wy_prep's, kPrepFusedBoundExp), the tolerance it is cut at, each segment's
-  // sequence and that sequence's first segment [num_seqs], and each segment's start for each head
-  // [num_seqs][H] (decay_cut_plan_kernel: a chunk ≥ 0, kPlanFromH0 or kPlanLookBack).
-  float* decay_bound = nullptr;
+  // The decay cut (SegmentForm::DecayCut; state_fwd's WARM): the tolerance the chunks' log bounds
+  // on the state map's norm are cut at, how many chunks before a segment the plan walks at most
+  // (0: the segment's length), each segment's sequence and that sequence's first segment
+  // [num_seqs], and each segment's start for each head [num_seqs][H] (decay_cut_plan_kernel: a
+  // chunk ≥ 0, kPlanFromH0 or kPlanLookBack).
   float decay_log_tolerance = 0.f;
+  int cut_reach = 0;
   const int* seg_owner = nullptr;
   const int* seg_lead = nullptr;
   int* seg_plan = nullptr;
@@ -191,9 +192,11 @@ struct DeltaParams {
   float* seg_end = nullptr;
   unsigned* seg_flags = nullptr;
   // The decay cut with its fallback (SegmentChoice::fallback): where set, the kernel's CTAs leave
-  // at once unless *path_flag == path_value. The plan's look-back word: WARM runs where it is 0,
-  // the fallback's two-pass kernels where it is 1 (a chain of look-backs would run the sequence's
-  // chunks one after another at whole-V slices: 2.5x the two-pass form at weak decay).
+  // at once unless *path_flag == path_value. The plan's look-back word: the cut's wy_prep and WARM
+  // run where it is 0, the fallback's kernels (the two-pass form's, or the sequential forward's
+  // wy_prep and pass) where it is 1 (a chain of look-backs would run the sequence's chunks one
+  // after another at whole-V slices: 0.40-0.60x the default at weak decay). wy_prep and the
+  // forward's output passes read it.
   const unsigned* path_flag = nullptr;
   unsigned path_value = 0;
 };

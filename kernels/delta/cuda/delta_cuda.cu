@@ -417,11 +417,15 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 //   slices: at per-token log-decay -0.002 0.569x / 0.403x / 0.596x the default at those shapes,
 //   at the benchmark's gates 1.190x / 1.491x / 1.301x (the look-back's build, H100, 2026-12-05,
 //   docs/measurements/2026-12-05-s50/call1/). DeltaNet's bound never cuts.
-// - ... with the two-pass form as its fallback (REWY_EXPERIMENTS=dcutfb, at up to 16 pairs, or
-//   Config::cut_fallback_segments): both paths' kernels are launched, and the plan's look-back
-//   word (set where any segment would look back) lets one of them run, the other's CTAs leaving
-//   at once: the cut's speed where every segment cuts, the two-pass form's where one does not,
-//   no host synchronisation. (Not yet timed.)
+// - ... with a fallback (REWY_EXPERIMENTS=dcutfb at up to 32 pairs, or
+//   Config::cut_fallback_segments): the default there, the two-pass form at up to 16 pairs, the
+//   sequential forward with wy_prep beside it at 17-32. The plan runs first, from k, β and g,
+//   walking at most 4 chunks back (kCutReachWithFallback); both paths' kernels are launched, and
+//   its look-back word (set where any segment would look back) lets one of them run, the other's
+//   CTAs leaving at once: the cut's speed where every head cuts within 4 chunks, the default's
+//   plus the plan and the empty launches where one does not, no host synchronisation. (Not yet
+//   timed. At GDN's initial gates a 16-head layer cuts whole in about 9% of cases, computed: the
+//   gain is for strongly decaying heads, such as the benchmark's.)
 // - The three-pass form (REWY_EXPERIMENTS=segscan, segscan64, segscan32p): three passes' work
 //   where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below the two-pass
 //   form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64 near 64,
@@ -431,7 +435,9 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 struct SegmentChoice {
   int count = 1;  // segments a sequence (1: no segment scan)
   SegmentForm form = SegmentForm::ThreePass;
-  int fallback = 0;  // DecayCut: the two-pass fallback's segments a sequence (0: none, the look-back)
+  // DecayCut's fallback where a segment would look back: 0 none (the look-back), 1 the sequential
+  // forward, S >= 2 the two-pass form over S segments a sequence (Config::cut_fallback_segments).
+  int fallback = 0;
 };
 SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
@@ -449,17 +455,18 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
                                                        : SegmentForm::TwoPass;
   if (form == SegmentForm::DecayCut && !cut_applies) return {};
   if (cfg.scan_segments > 1)
-    return {cfg.scan_segments, form,
-            form == SegmentForm::DecayCut && cfg.cut_fallback_segments > 1 ? cfg.cut_fallback_segments : 0};
+    return {cfg.scan_segments, form, form == SegmentForm::DecayCut ? std::max(cfg.cut_fallback_segments, 0) : 0};
   if (experiment("noseg", var)) return {};
   const int64_t pairs = d.N * d.H;
   const auto count_for = [&](int64_t target) { return std::min<int64_t>((target + pairs - 1) / pairs, longest / 8); };
-  // REWY_EXPERIMENTS=dcutfb: GDN's decay cut at up to 16 pairs with the two-pass form (the
-  // default there) as its fallback where any segment would look back.
+  // REWY_EXPERIMENTS=dcutfb: GDN's decay cut at up to 32 pairs with the default as its fallback
+  // where any segment would look back: the two-pass form at up to 16 pairs, the sequential
+  // forward (wy_prep beside it) at 17-32.
   if (cut_applies && cfg.segment_form == SegmentForm::Auto && !three_pass && experiment("dcutfb", var) && pairs > 0 &&
-      pairs <= 16) {
-    const int64_t cut_count = count_for(128), two_pass_count = count_for(64);
-    if (cut_count >= 2 && two_pass_count >= 2) return {int(cut_count), SegmentForm::DecayCut, int(two_pass_count)};
+      pairs <= 32) {
+    const int64_t cut_count = count_for(128), two_pass_count = pairs <= 16 ? count_for(64) : 1;
+    if (cut_count >= 2 && (pairs > 16 || two_pass_count >= 2))
+      return {int(cut_count), SegmentForm::DecayCut, int(two_pass_count)};
   }
   const bool upto32 = form == SegmentForm::DecayCut ||
                       (form == SegmentForm::TwoPass ? experiment("seg2p32", var) : experiment("segscan32p", var));
@@ -528,6 +535,44 @@ static bool replay_forms_no_w(const Config& cfg, const Dims& d, const LaunchInfo
   return replay_fused(cfg, d, li) && std::min<int>(li.bwd_bv, int(d.V)) % 64 == 0;
 }
 
+// The decay cut's tensors and fields on p (whose sequences are the layout's segments): the plan
+// [segments, H] and the look-back's end states and flags (kSegWords words after one a segment
+// and head), the segment index's owners, first segments and last-segment flags, the tolerance,
+// and with a fallback the walk's reach (kCutReachWithFallback chunks: a head whose decay has not cut by then
+// takes the fallback) and the plan's word as p's path (value 0).
+struct DecayCutTensors {
+  Tensor plan, seg_end, seg_flags, index;
+};
+static DecayCutTensors bind_decay_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, const Tensor& ht, bool fallback,
+                               Device dev, const Stream& s) {
+  const int64_t segs = sl.dims.N;
+  DecayCutTensors t;
+  t.plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
+  t.seg_end = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  t.seg_flags = Tensor::empty({segs * d.H + kSegWords}, DType::I32, dev, &s);
+  t.index = segment_index(sl.seg_first, dev, s);
+  const int* const seg_last = ptr<int>(t.index) + (d.N + 1);  // the index's arrays (segment_index)
+  p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
+  p.cut_reach = fallback ? int(kCutReachWithFallback) : 0;
+  p.seg_plan = ptr<int>(t.plan);
+  p.seg_end = ptr<float>(t.seg_end);
+  p.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(t.seg_flags));
+  p.pass_wait_ns = pass_wait_ns();
+  p.seg_last = seg_last;  // (its last segment writes the final state)
+  p.seg_owner = seg_last + 2 * segs;
+  p.seg_lead = seg_last + 3 * segs;
+  p.ht = ptr<float>(ht);
+  if (fallback) {
+    p.path_flag = p.seg_flags + segs * d.H + kLookedBack;
+    p.path_value = 0;
+  }
+  g_decay_cut_forwards.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> g(g_last_cut_mutex);
+  g_last_cut_flags = fallback ? t.seg_flags : Tensor();
+  g_last_cut_word = segs * d.H + kLookedBack;
+  return t;
+}
+
 // The forward by the segment scan (Config::scan_segments; scan_segment_choice says where): the
 // kernels run on the segments as the call's sequences (launch_segmented_forward). Segments end at
 // chunk boundaries, so the chunks and every per-chunk tensor are those of the whole sequences: the
@@ -571,7 +616,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   }
   const Tensor index = segment_index(sl.seg_first, dev, s);
   const int* const seg_last = ptr<int>(index) + (d.N + 1);  // the index's arrays (segment_index)
-  const int *const seg_seq = seg_last + segs, *const seg_owner = seg_seq + segs, *const seg_lead = seg_owner + segs;
+  const int* const seg_seq = seg_last + segs;
   SegmentScanParams sc;
   sc.N = int(d.N);
   sc.H = int(d.H);
@@ -582,8 +627,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sc.H_in = ptr<float>(H_in);
   sc.ht = ptr<float>(r.ht);
   Tensor Y;             // the two-pass form's homogeneous outputs [B, T, H, K]
-  Tensor bounds, plan;  // the decay cut's [num_chunks, H] f32 and [segments, H] i32
-  Tensor seg_end, seg_flags;  // its look-back's [segments, H, K, V] f32 and [segments H + kSegWords] i32
+  DecayCutTensors cut;  // the decay cut's (bind_decay_cut)
   int max_chunks = 0;   // the two-pass form's longest segment, in chunks (its correction's grid)
   if (choice.form == SegmentForm::ThreePass) {
     if (!r.ht.defined()) p.seg_last = seg_last;  // (the last segments' maps would serve only the final state)
@@ -597,45 +641,25 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
     const std::vector<int64_t> first_chunk = sl.dims.chunk_start(kChunk);
     for (int64_t i = 0; i < segs; ++i) max_chunks = std::max<int>(max_chunks, int(first_chunk[i + 1] - first_chunk[i]));
   } else {  // DecayCut
-    g_decay_cut_forwards.fetch_add(1, std::memory_order_relaxed);
-    bounds = Tensor::empty({std::max(ct.num_chunks, 1), d.H}, DType::F32, dev, &s);
-    plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
-    p.decay_bound = ptr<float>(bounds);
-    p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
-    p.seg_plan = ptr<int>(plan);
-    seg_end = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
-    seg_flags = Tensor::empty({segs * d.H + kSegWords}, DType::I32, dev, &s);
-    p.seg_end = ptr<float>(seg_end);
-    p.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(seg_flags));
-    p.pass_wait_ns = pass_wait_ns();
-    p.seg_owner = seg_owner;
-    p.seg_lead = seg_lead;
-    p.seg_last = seg_last;  // (its last segment writes the final state)
-    p.ht = ptr<float>(r.ht);
+    REWY_CHECK(choice.fallback != 1, "the decay cut ahead of the sequential forward runs in forward()");
+    cut = bind_decay_cut(p, sl, d, r.ht, choice.fallback > 1, dev, s);
   }
   // The decay cut's fallback (choice.fallback): the two-pass form over its own layout, run where
   // the plan set the look-back word (kLookedBack), the cut's pass where it did not. The chunks
   // and every per-chunk tensor are the same under either layout (segment_layout).
   SegmentPass fallback;
   Tensor fb_L, fb_Phi, fb_H_in, fb_Y, fb_index;
-  if (choice.form == SegmentForm::DecayCut) {
-    std::lock_guard<std::mutex> g(g_last_cut_mutex);
-    g_last_cut_flags = choice.fallback > 1 ? seg_flags : Tensor();
-    g_last_cut_word = segs * d.H + kLookedBack;
-  }
   if (choice.fallback > 1) {
     REWY_CHECK(choice.form == SegmentForm::DecayCut, "a two-pass fallback is the decay cut's");
     const SegmentLayout fsl = segment_layout(d, kChunk, choice.fallback);
     const ChunkTable fct = make_chunk_table(fsl.dims, dev, s);
     const int64_t fsegs = fsl.dims.N;
-    const unsigned* const looked_back = p.seg_flags + segs * d.H + kLookedBack;
-    p.path_flag = looked_back;
-    p.path_value = 0;
+    const unsigned* const looked_back = p.path_flag;  // (bind_decay_cut's)
     DeltaParams& q = fallback.p;
     q = p;  // the call's tensors; the layout's sequences and the two-pass form's fields below
     q.num_seqs = fct.num_seqs;
     q.seq_chunk = ptr<int>(fct.seq_chunk);
-    q.decay_bound = nullptr;
+    q.cut_reach = 0;
     q.seg_plan = nullptr;
     q.seg_owner = q.seg_lead = q.seg_last = nullptr;
     q.seg_end = nullptr;
@@ -681,8 +705,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   raise_earlier_errors(dev.index);
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
-  if (const SegmentChoice seg = scan_segment_choice(cfg, d, variant_id(cfg.variant)); seg.count > 1)
-    return segmented_forward(cfg, in, d, seg, dev, s);
+  const SegmentChoice seg = scan_segment_choice(cfg, d, variant_id(cfg.variant));
+  // The decay cut ahead of this forward, its fallback (SegmentChoice::fallback 1): both are
+  // launched, the plan's word picks (launch_cut_first).
+  const bool cut_first = seg.count > 1 && seg.form == SegmentForm::DecayCut && seg.fallback == 1;
+  if (seg.count > 1 && !cut_first) return segmented_forward(cfg, in, d, seg, dev, s);
   const ChunkTable ct = make_chunk_table(d, dev, s);
 
   ForwardResult r;
@@ -691,6 +718,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool save = cfg.policy == Policy::Save;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   LaunchInfo li = launch_info(cfg, d, s, Pass::Forward);
+  if (cut_first) li.bv = std::max(li.bv, 64);  // (the fused forward: the cut's wy_prep writes its set)
   const int var = variant_id(cfg.variant);
   // wy_prep beside the state pass (Config::prep_beside: the Recompute forward, and DeltaNet's Save
   // forward where the pass's slices are 64 or wider; prep_beside_save: every Save forward): where
@@ -710,7 +738,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
                 !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
-    int64_t w = cfg.state_slice ? li.bv : 16;
+    int64_t w = cfg.state_slice ? li.bv : cut_first ? 64 : 16;
     while (!cfg.state_slice && w < d.V && pairs * (d.V / w) > cap) w *= 2;
     const int64_t slice = std::min(w, d.V);
     beside = 2 * pairs * (d.V / slice) <= cuda_sm_count(dev) && (!save_if_wide || slice >= 64);
@@ -788,8 +816,34 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.pass_wait_ns = pass_wait_ns();
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
+  // The decay cut ahead (cut_first): its own params over the segment layout, the sequential
+  // forward's kernels on the plan's word at value 1.
+  DecayCutTensors cut;
+  DeltaParams cut_p;
+  LaunchInfo cut_li;
+  if (cut_first && ct.num_chunks > 0) {
+    REWY_CHECK(fused_scalar && fused_rows && !save && p.Tbeta && !saved_rows,
+               "the decay cut ahead of the sequential forward: GDN's fused Recompute forward");
+    const SegmentLayout sl = segment_layout(d, kChunk, seg.count);
+    const ChunkTable cut_ct = make_chunk_table(sl.dims, dev, s);
+    cut_p = p;  // the call's tensors (𝒯, P, 𝒯 Diag(β), e^γ, row gates, o, ht); the segments' layout
+    cut_p.num_seqs = cut_ct.num_seqs;
+    cut_p.seq_chunk = ptr<int>(cut_ct.seq_chunk);
+    cut_p.prep_done = nullptr;
+    cut_p.prep_items = nullptr;
+    cut_p.prep_stall_for_test = false;
+    cut = bind_decay_cut(cut_p, sl, d, r.ht, true, dev, s);
+    p.path_flag = cut_p.path_flag;
+    p.path_value = 1;
+    cut_li = launch_info(cfg, sl.dims, s, Pass::Forward);
+    cut_li.bv = int(d.V);  // (WARM: whole-V slices)
+    g_segment_scan_forwards.fetch_add(1, std::memory_order_relaxed);
+  }
   if (ct.num_chunks > 0)
-    dispatch_variant(cfg.variant, [&](auto vc) { launch_forward<decltype(vc)::value>(p, li); });
+    dispatch_variant(cfg.variant, [&](auto vc) {
+      if (cut_first) launch_cut_first<decltype(vc)::value>(cut_p, cut_li);
+      launch_forward<decltype(vc)::value>(p, li);
+    });
   else if (r.ht.defined())  // no tokens: the state passes straight through
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
 

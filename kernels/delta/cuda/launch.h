@@ -95,6 +95,10 @@ struct SegmentPass {    // a two-pass form over a segment layout of its own (the
 template <int VAR>
 void launch_segmented_forward(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc, int max_chunks,
                               const SegmentPass* fallback);
+// The decay cut ahead of the sequential forward, its fallback (GDN; p's sequences the cut's
+// segments, p.path_flag the plan's look-back word at value 0): the plan, the fused wy_prep, the
+// cut's pass; launch_forward then runs with the word at value 1.
+template <int VAR> void launch_cut_first(const DeltaParams& p, const LaunchInfo& li);
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
 // saved; with p.Tbeta, fused_replay: W and 𝒯 Diag(β), no U), state_fwd without output (Hs, E).
 template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);

@@ -232,16 +232,13 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP != 0 ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP == kPrepFusedExp ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
-  constexpr bool kFused = EXP != 0;  // kPrepFusedExp, kPrepFusedBoundExp
+  constexpr bool kFused = EXP == kPrepFusedExp;
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (EXP == kPrepFusedBoundExp ? "wy_prep_fused_bound"
-                       : kFused                  ? "wy_prep_fused"
-                       : kExp                    ? "wy_prep_exp"
-                                                 : "wy_prep"),
+                    : (kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);
@@ -290,11 +287,6 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // the state pass: there the plain kernel, whose code is the same path but scheduled apart).
   const bool fused = fuses_wu(VAR) && p.Tbeta != nullptr;
   overlap = overlap && !fused;
-  // The decay cut's (p.decay_bound set): GDN's fused kernel, which also writes the chunks' bounds.
-  if (p.decay_bound) {
-    REWY_CHECK(VAR == kGDN && fused && !beside, "the decay cut's bounds: GDN's fused forward, wy_prep before the pass");
-    if constexpr (VAR == kGDN) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedBoundExp>(p, s, beside, load_only);
-  }
   // The fused forward (DeltaNet, GDN at V-slices of 64 and 128) takes its own kernel, three CTAs an
   // SM (kPrepFusedExp): wy_prep at shape 0 129.5 -> 104.5 us (DeltaNet), 142.9 -> 119.0 us
   // (GDN), Recompute forward 1.10-1.12x at (8, 2048, 16), (4, 4096, 16), (8, 4096, 32); beside the
@@ -470,16 +462,24 @@ void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
                     StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s, false, 2);
 }
 
-// The decay cut (state_fwd's WARM): each segment from its plan, whole-V slices (one CTA an SM);
-// before it the segments' plans (from wy_prep's bounds) and the look-back's flags, ticket and
-// word zeroed.
+// The decay cut's plan (decay_cut_plan_kernel, from k, β and g): the look-back's flags, ticket and
+// word zeroed, then each segment's start; before wy_prep, so that the word can also choose
+// between wy_prep's forms (the sequential fallback's beside its pass, the cut's alone).
+template <int K>
+void launch_cut_plan(const DeltaParams& p, cudaStream_t s) {
+  if (p.num_chunks == 0 || p.H == 0) return;
+  REWY_CHECK(p.seg_flags && p.seg_plan && p.seg_lead, "the decay cut's plan: its flags, plan and first segments");
+  CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + kSegWords) * sizeof(unsigned), s));
+  static const std::string plan_name = "decay_cut_plan";
+  timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), kPlanThreads, 0, s>>>(p); });
+}
+
+// The decay cut (state_fwd's WARM): each segment from its plan, whole-V slices (one CTA an SM),
+// after launch_cut_plan and wy_prep.
 template <int VAR, int K, int V>
 void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
   if (p.num_chunks == 0 || p.H == 0) return;
   REWY_CHECK(p.seg_flags && p.seg_end && p.pass_wait_ns > 0, "the decay cut: the look-back's flags, states and wait");
-  CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + kSegWords) * sizeof(unsigned), s));
-  static const std::string plan_name = "decay_cut_plan";
-  timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), 32, 0, s>>>(p); });
   static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
   launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,
                     StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s);
@@ -755,11 +755,15 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       REWY_CHECK(p.Tbeta && !p.prep_done, "the segment scan: the fused forward's wy_prep, not beside the pass");
       REWY_CHECK(!p.seg_y || (p.seg_seq && sc.first_exact && !sc.h0),
                  "the segment scan's two-pass form: seg_seq and first_exact set, no h0 in the scan");
-      REWY_CHECK(!p.seg_plan || (VAR == kGDN && p.decay_bound && p.seg_owner && p.seg_lead && p.seg_last),
-                 "the decay cut: GDN's, with bounds, owners, first segments and last-segment flags");
+      REWY_CHECK(!p.seg_plan || (VAR == kGDN && p.seg_owner && p.seg_lead && p.seg_last),
+                 "the decay cut: GDN's, with owners, first segments and last-segment flags");
       REWY_CHECK(!fallback || (p.seg_plan && p.path_flag && fallback->p.seg_y && fallback->p.path_flag && fallback->sc.path_flag),
                  "the decay cut's fallback: the two-pass form, both paths flagged");
-      launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, false);
+      if constexpr (VAR == kGDN)
+        if (p.seg_plan) launch_cut_plan<K>(p, li.stream);
+      DeltaParams prep = p;
+      prep.path_flag = nullptr;  // (both paths read its 𝒯, P and gates)
+      launch_prep<VAR, K, V>(prep, li.stream, li.prep_warps, false, false);
       auto two_pass = [&](const DeltaParams& q, const SegmentScanParams& a, int longest) {
         DeltaParams planes = q;
         planes.ht = a.L;
@@ -790,6 +794,26 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       REWY_FAIL("the segment scan runs DeltaNet's and GDN's fused forward at K = V = 128 and V-slices of 64 or 128, "
                 "not {} at K = {}, V = {}, slices of {}",
                 variant_name(VAR), K, V, BV);
+    }
+  });
+}
+
+// The decay cut ahead of the sequential forward as its fallback (SegmentChoice::fallback 1): the
+// plan, then the cut's wy_prep (the fused kernel, alone) and pass, each leaving at once where the
+// plan found a look-back (p.path_flag, value 0); launch_forward then runs the sequential forward
+// with the same word at value 1. p's sequences are the cut's segments.
+template <int VAR>
+void launch_cut_first_impl(const DeltaParams& p, const LaunchInfo& li) {
+  dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
+    constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
+    if constexpr (VAR == kGDN && fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
+      REWY_CHECK(p.seg_plan && p.path_flag && p.path_value == 0 && p.Tbeta && !p.prep_done,
+                 "the decay cut ahead of the sequential forward: its plan, word, 𝒯 Diag(β), wy_prep alone");
+      launch_cut_plan<K>(p, li.stream);
+      launch_prep<VAR, K, V>(p, li.stream, 8, false, false);
+      launch_decay_cut<VAR, K, V>(p, li.stream);
+    } else {
+      REWY_FAIL("the decay cut runs GDN's fused forward at K = V = 128, not {} at K = {}, V = {}", variant_name(VAR), K, V);
     }
   });
 }
@@ -825,6 +849,7 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
                                                  const SegmentPass* fallback) {                                  \
     launch_segmented_forward_impl<VAR>(p, li, sc, max_chunks, fallback);                                         \
   }                                                                                                              \
+  template <> void launch_cut_first<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_cut_first_impl<VAR>(p, li); } \
   template <> void launch_replay<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_replay_impl<VAR>(p, li); }   \
   template <> void launch_backward<VAR>(const DeltaParams& p, const LaunchInfo& li, bool rewy) {               \
     launch_backward_impl<VAR>(p, li, rewy);                                                                      \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Device call 4 of the fiftieth session (carry .fla .triton-pack): GDN's decay cut with its
-# two-pass fallback (dcutfb: at up to 16 pairs; the chunks' bounds now from wy_prep, the plan's
+# Device call 4 of the fiftieth session, prepared (no machine was lent after call 3; carry .fla
+# .triton-pack): GDN's decay cut with the default as its fallback (dcutfb: the two-pass form at up
+# to 16 pairs, the sequential forward at 17-32; the plan first, from k, at most 4 chunks back; its
 # look-back word picks the path on the device) against the defaults at the benchmark's gates and
 # at weak decay, shapes 2, 3, 5; the GDN tests (SegmentScanForward checks the path taken against
 # the CPU plan) and both sanitizers under it; then the kernels at shape 3 under it.

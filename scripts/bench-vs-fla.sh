@@ -119,7 +119,16 @@ if [ "${ONLY:-0}" = 1 ]; then
   exit 0
 fi
 
+# The machine's state before each timed phase, at the table's end: FLA's forward at the 16-head
+# shapes is bound by its host-side launches and moved 0.53-0.80 -> 0.86-0.92 ms between two calls of
+# one session (docs/measurements/2026-12-05-s50/), ours by under 1%.
+machine=()
+machine_state() {
+  machine+=("$1: load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null); GPU $(nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null | head -n 1)")
+}
+
 # Phase 2: ours.
+machine_state "before ours"
 if [ "$shapes" != none ]; then
   "$build/bench/bench_delta" --ops "$ops" --shapes "$shapes" --policies "$policies" --gates "$gates" \
     --samples "$samples" --csv "$out/ours.csv" ${BENCH_ARGS:-} 2>&1 | tee "$build/bench_delta.log"
@@ -131,6 +140,7 @@ if [ "${ACCURACY:-1}" = 1 ]; then  # ours against f64 and against the bf16 CPU t
 fi
 
 # Phase 3: FLA's timing and profile.
+machine_state "before FLA"
 : >"$out/fla_session.log"
 if [ "$time_fla" = 1 ] || { [ "${FLA:-1}" = 1 ] && [ "${PROFILE:-0}" = 1 ]; }; then
   session=(--ops "$fla_ops" --shapes "$shapes" --policies "$policies" --out "$out" --anchor "$time_fla")
@@ -149,5 +159,8 @@ append_same_input_logs
     echo; echo "== FLA kernel profile (top kernels) =="; grep -E "^PROFILE" "$out/fla_session.log" | grep -E "total|^PROFILE  " | head -80
   fi
   same_input_summaries
+  machine_state "after FLA"
+  echo; echo "== machine (load average; GPU name, SM and memory clocks, temperature, power) =="
+  printf '%s\n' "${machine[@]}"
 } | tee "$out/side_by_side.txt"
 pack_triton

@@ -331,37 +331,45 @@ TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
       EXPECT_EQ(dn[size_t(s * c.H)], s == sl.seg_first[n] ? chunk0[n] : kLookBack);
 }
 
-// A reach (the CUDA plan's where the cut has a fallback) bounds the walk: a plan with it cuts
-// where the plan without it cuts within that many chunks of the segment's start, and looks back
-// (a non-first segment) where that cut lay farther or none was found; first segments start at
-// their sequence's start either way. At a tolerance of one and a half chunks' mean bound most cuts
-// need two chunks, so some plans change at a reach of 1 (else the reach would not be tested).
+// A reach (the CUDA plan's where the cut has a fallback) bounds the walk, back in time
+// (decay_cut_starts) and forward (decay_cut_ends): a plan with it cuts where the plan without it
+// cuts within that many chunks of the segment's edge, and takes the neighbour's state (a segment
+// not at its sequence's edge) where that cut lay farther or none was found; a segment at its
+// sequence's edge starts (ends) there either way. At a tolerance of one and a half chunks' mean
+// bound most cuts need two chunks, so some plans change at a reach of 1 (else the reach would not
+// be tested).
 TEST_F(DecayCut, ReachBoundsTheWalk) {
   double mean = 0;
   for (double b : bounds) mean += b / double(bounds.size());
   ASSERT_LT(mean, 0.0);
-  const std::vector<int64_t> seg_chunk0 = sl.dims.chunk_start(cfg.chunk);  // each segment's first chunk
-  for (double tol : {std::log(0x1p-30), 1.5 * mean})
-    for (int64_t reach : {int64_t(1), kCutReachWithFallback}) {
-      const std::vector<int64_t> unbounded = decay_cut_starts(bounds, sl, c.H, cfg.chunk, tol);
-      const std::vector<int64_t> bounded = decay_cut_starts(bounds, sl, c.H, cfg.chunk, tol, reach);
-      int changed = 0;
-      for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
-        for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
-          for (int64_t h = 0; h < c.H; ++h) {
-            const size_t i = size_t(s * c.H + h);
-            const bool within = unbounded[i] != kLookBack && seg_chunk0[size_t(s)] - unbounded[i] <= reach;
-            if (s == sl.seg_first[n] || within) {
-              EXPECT_EQ(bounded[i], unbounded[i]) << "segment " << s << " head " << h << " reach " << reach;
-            } else {
-              EXPECT_EQ(bounded[i], kLookBack) << "segment " << s << " head " << h << ": past the reach " << reach;
-              changed += bounded[i] != unbounded[i] ? 1 : 0;
+  const std::vector<int64_t> seg_chunk0 = sl.dims.chunk_start(cfg.chunk);  // each segment's first chunk, and the end
+  for (const bool back : {true, false})
+    for (double tol : {std::log(0x1p-30), 1.5 * mean})
+      for (int64_t reach : {int64_t(1), kCutReachWithFallback}) {
+        auto plan = [&](int64_t r) {
+          return back ? decay_cut_starts(bounds, sl, c.H, cfg.chunk, tol, r) : decay_cut_ends(bounds, sl, c.H, cfg.chunk, tol, r);
+        };
+        const std::vector<int64_t> unbounded = plan(0), bounded = plan(reach);
+        int changed = 0;
+        for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
+          for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
+            for (int64_t h = 0; h < c.H; ++h) {
+              const size_t i = size_t(s * c.H + h);
+              const bool at_edge = back ? s == sl.seg_first[n] : s + 1 == sl.seg_first[n + 1];
+              const int64_t walked = back ? seg_chunk0[size_t(s)] - unbounded[i] : unbounded[i] - seg_chunk0[size_t(s) + 1];
+              const bool within = unbounded[i] != kLookBack && walked <= reach;
+              const std::string where = fmt::format("{} segment {} head {} reach {}", back ? "start" : "end", s, h, reach);
+              if (at_edge || within) {
+                EXPECT_EQ(bounded[i], unbounded[i]) << where;
+              } else {
+                EXPECT_EQ(bounded[i], kLookBack) << where << ": past the reach";
+                changed += bounded[i] != unbounded[i] ? 1 : 0;
+              }
             }
-          }
-      if (tol == 1.5 * mean && reach == 1) {
-        EXPECT_GT(changed, 0) << "no plan needed more than one chunk";
+        if (tol == 1.5 * mean && reach == 1) {
+          EXPECT_GT(changed, 0) << (back ? "starts" : "ends") << ": no plan needed more than one chunk";
+        }
       }
-    }
 }
 
 // The backward's decay cut (decay_cut_ends, with the forward's decay_cut_starts): every segment's

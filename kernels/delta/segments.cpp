@@ -213,8 +213,8 @@ std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const S
 }
 
 std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
-                                    double log_tolerance) {
-  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, false, 0, "decay_cut_ends");
+                                    double log_tolerance, int64_t max_reach) {
+  return decay_cut_plan(bounds, sl, H, chunk, log_tolerance, false, max_reach, "decay_cut_ends");
 }
 
 void add_segment_corrections(Tensor& o, const Tensor& Y, const Tensor& H_in, const SegmentLayout& sl) {

@@ -92,8 +92,9 @@ std::vector<int64_t> decay_cut_starts(const std::vector<double>& bounds, const S
 // end, e) ≤ log_tolerance; else, for a sequence's last segment, its sequence's end chunk (from
 // dht), and for the others kLookForward: from the successor's ∂H at its start (the look-back's
 // mirror).
+// max_reach as decay_cut_starts' (the chunks walked after the segment at most, where above 0).
 constexpr int64_t kLookForward = -1;
 std::vector<int64_t> decay_cut_ends(const std::vector<double>& bounds, const SegmentLayout& sl, int64_t H, int chunk,
-                                    double log_tolerance);
+                                    double log_tolerance, int64_t max_reach = 0);
 
 }  // namespace rewy::delta

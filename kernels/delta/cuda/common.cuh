@@ -188,7 +188,7 @@ struct DeltaParams {
   // look-back waits on has started before it and no wait holds an SM its predecessor needs);
   // [num_seqs H + 1]: set by the first CTA that waited pass_wait_ns in vain (kErrSegmentStall);
   // [num_seqs H + 2]: set by the plan where any segment looks back (kLookedBack).
-  // Zeroed before each pass (launch_decay_cut).
+  // Zeroed before each plan (launch_cut_plan).
   float* seg_end = nullptr;
   unsigned* seg_flags = nullptr;
   // The decay cut with its fallback (SegmentChoice::fallback): where set, the kernel's CTAs leave

@@ -573,6 +573,50 @@ static DecayCutTensors bind_decay_cut(DeltaParams& p, const SegmentLayout& sl, c
   return t;
 }
 
+// The segment scan's tensors over a layout (whose segments p's launches take as their sequences,
+// from ct): L, Φ and H_in [segments, H, ...], the segment index and, for the two-pass form, Y
+// [B, T, H, K]; and the launches' params: sc over the call's sequences (h0 its start, or with
+// two_pass none: each sequence's first segment ran from it, first_exact), p.seg_y, p.seg_seq and
+// the longest segment (two_pass), or p.seg_last where no final state is kept (the three-pass
+// form: the last segments' maps would serve only the final state).
+struct ScanTensors {
+  Tensor L, Phi, H_in, Y, index;
+};
+static SegmentPass bind_segment_scan(DeltaParams p, const SegmentLayout& sl, const ChunkTable& ct, const Dims& d,
+                                     const Tensor& h0, const Tensor& ht, bool two_pass, ScanTensors& t, Device dev,
+                                     const Stream& s) {
+  const int64_t segs = sl.dims.N;
+  t.L = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  t.Phi = Tensor::empty({segs, d.H, d.K, d.K}, DType::F32, dev, &s);
+  t.H_in = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
+  t.index = segment_index(sl.seg_first, dev, s);
+  const int* const seg_last = ptr<int>(t.index) + (d.N + 1);  // the index's arrays (segment_index)
+  p.num_seqs = ct.num_seqs;
+  p.seq_chunk = ptr<int>(ct.seq_chunk);
+  SegmentPass pass;
+  SegmentScanParams& sc = pass.sc;
+  sc.N = int(d.N);
+  sc.H = int(d.H);
+  sc.seg_first = ptr<int>(t.index);
+  sc.h0 = two_pass ? nullptr : ptr<float>(h0);
+  sc.L = ptr<float>(t.L);
+  sc.Phi = ptr<float>(t.Phi);
+  sc.H_in = ptr<float>(t.H_in);
+  sc.ht = ptr<float>(ht);
+  sc.first_exact = two_pass;
+  if (two_pass) {
+    t.Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
+    p.seg_y = ptr<bf16_t>(t.Y);
+    p.seg_seq = seg_last + segs;
+    const std::vector<int64_t> first_chunk = sl.dims.chunk_start(kChunk);
+    for (int64_t i = 0; i < segs; ++i) pass.max_chunks = std::max<int>(pass.max_chunks, int(first_chunk[i + 1] - first_chunk[i]));
+  } else if (!ht.defined()) {
+    p.seg_last = seg_last;
+  }
+  pass.p = p;
+  return pass;
+}
+
 // The forward by the segment scan (Config::scan_segments; scan_segment_choice says where): the
 // kernels run on the segments as the call's sequences (launch_segmented_forward). Segments end at
 // chunk boundaries, so the chunks and every per-chunk tensor are those of the whole sequences: the
@@ -607,89 +651,30 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   Tensor gate_rows;
   if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
 
-  const int64_t segs = sl.dims.N;
-  Tensor L, Phi, H_in;  // the scan's (the decay cut runs none)
-  if (choice.form != SegmentForm::DecayCut) {
-    L = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
-    Phi = Tensor::empty({segs, d.H, d.K, d.K}, DType::F32, dev, &s);
-    H_in = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
-  }
-  const Tensor index = segment_index(sl.seg_first, dev, s);
-  const int* const seg_last = ptr<int>(index) + (d.N + 1);  // the index's arrays (segment_index)
-  const int* const seg_seq = seg_last + segs;
-  SegmentScanParams sc;
-  sc.N = int(d.N);
-  sc.H = int(d.H);
-  sc.seg_first = ptr<int>(index);
-  sc.h0 = ptr<float>(in.h0);
-  sc.L = ptr<float>(L);
-  sc.Phi = ptr<float>(Phi);
-  sc.H_in = ptr<float>(H_in);
-  sc.ht = ptr<float>(r.ht);
-  Tensor Y;             // the two-pass form's homogeneous outputs [B, T, H, K]
-  DecayCutTensors cut;  // the decay cut's (bind_decay_cut)
-  int max_chunks = 0;   // the two-pass form's longest segment, in chunks (its correction's grid)
-  if (choice.form == SegmentForm::ThreePass) {
-    if (!r.ht.defined()) p.seg_last = seg_last;  // (the last segments' maps would serve only the final state)
-  } else if (choice.form == SegmentForm::TwoPass) {
-    g_two_pass_segment_forwards.fetch_add(1, std::memory_order_relaxed);
-    Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
-    p.seg_y = ptr<bf16_t>(Y);
-    p.seg_seq = seg_seq;
-    sc.h0 = nullptr;  // (each sequence's first segment ran from it)
-    sc.first_exact = true;
-    const std::vector<int64_t> first_chunk = sl.dims.chunk_start(kChunk);
-    for (int64_t i = 0; i < segs; ++i) max_chunks = std::max<int>(max_chunks, int(first_chunk[i + 1] - first_chunk[i]));
-  } else {  // DecayCut
+  ScanTensors scan, fallback_scan;  // the scan's over the call's layout, or over the fallback's
+  SegmentPass main, fallback;       // the launches' params (fallback: the decay cut's two-pass form)
+  DecayCutTensors cut;              // the decay cut's (bind_decay_cut)
+  if (choice.form == SegmentForm::DecayCut) {
     REWY_CHECK(choice.fallback != 1, "the decay cut ahead of the sequential forward runs in forward()");
-    cut = bind_decay_cut(p, sl, d, r.ht, choice.fallback > 1, dev, s);
-  }
-  // The decay cut's fallback (choice.fallback): the two-pass form over its own layout, run where
-  // the plan set the look-back word (kLookedBack), the cut's pass where it did not. The chunks
-  // and every per-chunk tensor are the same under either layout (segment_layout).
-  SegmentPass fallback;
-  Tensor fb_L, fb_Phi, fb_H_in, fb_Y, fb_index;
-  if (choice.fallback > 1) {
-    REWY_CHECK(choice.form == SegmentForm::DecayCut, "a two-pass fallback is the decay cut's");
-    const SegmentLayout fsl = segment_layout(d, kChunk, choice.fallback);
-    const ChunkTable fct = make_chunk_table(fsl.dims, dev, s);
-    const int64_t fsegs = fsl.dims.N;
-    const unsigned* const looked_back = p.path_flag;  // (bind_decay_cut's)
-    DeltaParams& q = fallback.p;
-    q = p;  // the call's tensors; the layout's sequences and the two-pass form's fields below
-    q.num_seqs = fct.num_seqs;
-    q.seq_chunk = ptr<int>(fct.seq_chunk);
-    q.cut_reach = 0;
-    q.seg_plan = nullptr;
-    q.seg_owner = q.seg_lead = q.seg_last = nullptr;
-    q.seg_end = nullptr;
-    q.seg_flags = nullptr;
-    q.ht = nullptr;
-    q.path_value = 1;
-    fb_Y = Tensor::empty({d.B, d.T, d.H, d.K}, DType::BF16, dev, &s);
-    q.seg_y = ptr<bf16_t>(fb_Y);
-    fb_index = segment_index(fsl.seg_first, dev, s);
-    q.seg_seq = ptr<int>(fb_index) + (d.N + 1) + fsegs;  // (segment_index's arrays)
-    fb_L = Tensor::empty({fsegs, d.H, d.K, d.V}, DType::F32, dev, &s);
-    fb_Phi = Tensor::empty({fsegs, d.H, d.K, d.K}, DType::F32, dev, &s);
-    fb_H_in = Tensor::empty({fsegs, d.H, d.K, d.V}, DType::F32, dev, &s);
-    SegmentScanParams& a = fallback.sc;
-    a.N = int(d.N);
-    a.H = int(d.H);
-    a.seg_first = ptr<int>(fb_index);
-    a.L = ptr<float>(fb_L);
-    a.Phi = ptr<float>(fb_Phi);
-    a.H_in = ptr<float>(fb_H_in);
-    a.ht = ptr<float>(r.ht);
-    a.first_exact = true;  // (a.h0 null: each sequence's first segment ran from it)
-    a.path_flag = looked_back;
-    a.path_value = 1;
-    const std::vector<int64_t> first_chunk = fsl.dims.chunk_start(kChunk);
-    for (int64_t i = 0; i < fsegs; ++i)
-      fallback.max_chunks = std::max<int>(fallback.max_chunks, int(first_chunk[i + 1] - first_chunk[i]));
+    // Its fallback: the two-pass form over its own layout, run where the plan set the look-back
+    // word (kLookedBack), the cut's pass where it did not. The chunks and every per-chunk tensor
+    // are the same under either layout (segment_layout).
+    if (choice.fallback > 1) {
+      const SegmentLayout fsl = segment_layout(d, kChunk, choice.fallback);
+      fallback = bind_segment_scan(p, fsl, make_chunk_table(fsl.dims, dev, s), d, in.h0, r.ht, true, fallback_scan, dev, s);
+    }
+    main.p = p;
+    cut = bind_decay_cut(main.p, sl, d, r.ht, choice.fallback > 1, dev, s);
+    fallback.p.path_flag = fallback.sc.path_flag = main.p.path_flag;
+    fallback.p.path_value = fallback.sc.path_value = 1;
+  } else {
+    const bool two_pass = choice.form == SegmentForm::TwoPass;
+    if (two_pass) g_two_pass_segment_forwards.fetch_add(1, std::memory_order_relaxed);
+    main = bind_segment_scan(p, sl, ct, d, in.h0, r.ht, two_pass, scan, dev, s);
   }
   dispatch_variant(cfg.variant, [&](auto vc) {
-    launch_segmented_forward<decltype(vc)::value>(p, li, sc, max_chunks, choice.fallback > 1 ? &fallback : nullptr);
+    launch_segmented_forward<decltype(vc)::value>(main.p, li, main.sc, main.max_chunks,
+                                                  choice.fallback > 1 ? &fallback : nullptr);
   });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));

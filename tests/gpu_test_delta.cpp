@@ -604,6 +604,93 @@ TEST(GpuDelta, SegmentScanForward) {
   set_allocation_poisoning(false);
 }
 
+// GDN's Recompute backward by the decay cut (Config::backward_cut_segments): the plan's starts and
+// stops from k, β and g, the replay's pass from each segment's cut and state_bwd from each
+// segment's stop (whole-V slices, one CTA a segment and head), or the default passes where any
+// segment finds no cut within reach (kCutReachWithFallback chunks either way): every output and
+// gradient within the bf16 twin's bar at 2, 3 and 5 segments, V-slices of 64 and 128, both
+// backwards, grad_chunk beside the passes or after them (the cut's passes count a chunk as the
+// default's slices would), and decay_cut_backward_fell_back() against the CPU plan
+// (decay_cut_starts, decay_cut_ends). The cases: strong decay (per-token log-decay -1: every
+// segment cuts within a chunk, the small case of the sanitizers too), the two ragged sequences
+// (segments shorter than the benchmark's gates need: the default passes), the long sequence at
+// the benchmark's gates (about 7 chunks: the cut's passes) and at weak decay (none cuts).
+TEST(GpuDelta, DecayCutBackward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  RandomSpec strong;  // 3 chunks, the last of 22 tokens (its bound, -22, still cuts), and 1 chunk
+  strong.variant = Variant::GDN;
+  strong.T = 214, strong.H = 2, strong.K = 128, strong.V = 128;
+  strong.seqlens = {150, 64};
+  strong.gates = Gates::Constant, strong.gate = -1.0;
+  strong.seed = seed;
+  std::vector<RandomSpec> specs = {strong};
+  if (!small_run()) {
+    specs.push_back(two_sequences(Variant::GDN, 4, 128, 128, seed + 1));
+    RandomSpec longer;  // 41 chunks, the last of 13 tokens
+    longer.variant = Variant::GDN;
+    longer.T = 64 * 40 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
+    longer.seed = seed + 2;
+    specs.push_back(longer);
+    RandomSpec weak = longer;
+    weak.gates = Gates::Uniform, weak.gate = -0.002;
+    weak.seed = seed + 3;
+    specs.push_back(weak);
+  }
+  int paths[2] = {0, 0};  // backwards that took the cut's passes, the default's
+  int combo = 0;
+  for (const RandomSpec& sp : specs) {
+    const RandomCase c = make_random_case(sp);
+    auto ref_future = std::async(std::launch::async, cpu_reference, Variant::GDN, c);
+    const RandomCase dev = to_cuda(c, cuda(0));
+    const CpuReference ref = ref_future.get();
+    for (int segments : {2, 3, 5})
+      for (int slice : {64, 128})
+        for (bool overlap : {true, false}) {
+          if (small_run() && slice == 128) continue;
+          Config cfg;
+          cfg.variant = Variant::GDN;
+          cfg.backward_cut_segments = segments;
+          cfg.state_slice = slice;
+          cfg.overlap_grad = overlap;
+          cfg.backward = combo++ % 2 ? BackwardAlgo::Baseline : BackwardAlgo::ReWY;
+          const int64_t before = decay_cut_backwards();
+          const Outputs out = run_named(cfg, dev);
+          EXPECT_EQ(decay_cut_backwards(), before + 1) << "the backward's decay cut did not run at " << segments
+                                                       << " segments, slices of " << slice;
+          // The path the device took, against the CPU plan (either walk without a cut: the default passes).
+          const Dims dims = check_inputs(cfg, c.in);
+          const std::vector<double> bounds =
+              chunk_decay_bounds(c.in.k.to(DType::F32), c.in.beta.to(DType::F32), c.in.g.to(DType::F32), dims, 64);
+          const SegmentLayout sl = segment_layout(dims, 64, segments);
+          const std::vector<int64_t> starts =
+              decay_cut_starts(bounds, sl, sp.H, 64, std::log(0x1p-30), kCutReachWithFallback);
+          const std::vector<int64_t> ends = decay_cut_ends(bounds, sl, sp.H, 64, std::log(0x1p-30), kCutReachWithFallback);
+          const int expected = std::count(starts.begin(), starts.end(), kLookBack) > 0 ||
+                                       std::count(ends.begin(), ends.end(), kLookForward) > 0
+                                   ? 1
+                                   : 0;
+          ++paths[expected];
+          std::string line = fmt::format("GDN T={:4d} K=128 V=128 {}{} {:8s} BV={:<3d} {} segments{}, {}", sp.T,
+                                         sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", name(cfg.backward),
+                                         slice, segments, overlap ? "" : ", grad_chunk after the passes",
+                                         sp.gates == Gates::Uniform    ? "weak decay"
+                                         : sp.gates == Gates::Constant ? "strong decay"
+                                                                       : "the benchmark's gates");
+          EXPECT_EQ(decay_cut_backward_fell_back(), expected) << line << ": 1 the default passes ran, 0 the cut's";
+          expect_within_twin_bars(out, ref, line, seed);
+          fmt::print("{} ({})\n", line, expected ? "default passes" : "the cut's passes");
+        }
+  }
+  // Both paths ran: the strong decay's cut, and the short segments' default passes.
+  EXPECT_GT(paths[0], 0) << "no backward took the cut's passes";
+  if (!small_run()) {
+    EXPECT_GT(paths[1], 0) << "no backward took the default passes";
+  }
+  set_allocation_poisoning(false);
+}
+
 // A state pass beside wy_prep whose flags never come (REWY_TEST_STALL_PREP: wy_prep flags a copy
 // the pass does not read) gives up after REWY_PASS_WAIT_MS, once for the whole grid, and the call
 // (or the next one's entry) raises; the call after that runs clean.

@@ -310,4 +310,20 @@ int decay_cut_fell_back() {
 #endif
 }
 
+int64_t decay_cut_backwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::decay_cut_backwards();
+#else
+  return 0;
+#endif
+}
+
+int decay_cut_backward_fell_back() {
+#if REWY_WITH_CUDA
+  return cuda_impl::decay_cut_backward_fell_back();
+#else
+  return -1;
+#endif
+}
+
 }  // namespace rewy::delta

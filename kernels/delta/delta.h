@@ -162,12 +162,23 @@ struct Config {
   // there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so not the default.
   SegmentForm segment_form = SegmentForm::Auto;
   // DecayCut with scan_segments set: what runs instead where any segment would look back (a head
-  // whose decay has not cut within 4 chunks of a segment's start), decided on the device by the
+  // whose decay has not cut within 8 chunks of a segment's start), decided on the device by the
   // plan: 0 nothing (the look-back), 1 the sequential forward (wy_prep beside it where that
   // applies), S >= 2 the two-pass form over S segments a sequence. (REWY_EXPERIMENTS=dcutfb: Auto
   // takes the decay cut so at up to 32 pairs, the default there as its fallback: the two-pass form
   // at its own count up to 16 pairs, the sequential forward at 17-32.)
   int cut_fallback_segments = 0;
+  // CUDA Recompute backward of GDN at K = V = 128 (state_bwd on wgmma): the decay cut of its two
+  // state passes, the forward's read both ways in time. Each sequence's chunks are cut into this
+  // many segments; the replay's pass runs each segment from zero at its cut (at most 8 chunks back)
+  // and state_bwd each from zero after its stop (at most 8 chunks on, where the run's transposed
+  // maps, of the same norms, are bounded below 2^-30), one CTA a (segment, head) at whole-V slices,
+  // a sequence's first segment from h0 and its last from dht. A plan on the device, from k, β and
+  // g, sets a word where any segment finds no cut within reach; the default passes run then, the
+  // cut's where it does not (both are launched; the other path's CTAs leave at once). 0: by rule
+  // (REWY_EXPERIMENTS=dcutbwd: at up to 32 pairs, segment-head pairs near 128, at least 8 chunks a
+  // segment; else none); 1: none; S > 1: S segments wherever it applies.
+  int backward_cut_segments = 0;
 };
 
 struct Inputs {
@@ -288,5 +299,11 @@ int64_t decay_cut_forwards();
 // ran; -1 where the last decay cut had none, or none ran (always without CUDA). Waits for that
 // forward to finish.
 int decay_cut_fell_back();
+// CUDA: how many backwards this process has run with the decay cut launched
+// (Config::backward_cut_segments), and the path the last one took: 1 the default passes (a segment
+// found no cut within reach), 0 the cut's; -1 where none ran (always without CUDA). Waits for that
+// backward to finish.
+int64_t decay_cut_backwards();
+int decay_cut_backward_fell_back();
 
 }  // namespace rewy::delta

@@ -189,7 +189,14 @@ struct WgBwdShape {
 // then: its ∂E product has completed), and each holder adds its rows of Kᵀ X (K̄'s slot holds raw
 // k for both). One 64×64×BV product more on the step's chain; wy_replay then forms no W (16 KB a
 // chunk less written there and 8 KB less read here).
-template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false>
+//
+// CUT (the backward's decay cut, Config::backward_cut_segments; whole-V slices, the call's
+// sequences its segments): each segment's ∂H from zero after its stop (p.seg_stop, the plan's;
+// the transposed maps of the chunks between decay as the forward's) or from its sequence's dht
+// (its last segment), back over the warm-up chunks to its own first; ∂H⁺, ∂E and the chunk's count
+// (by p.count_weight) for its own chunks alone, ∂h0 by each sequence's first segment. No
+// look-forward: the plan's word runs the default pass where a segment would need one.
+template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false, bool CUT = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   constexpr bool kFoldScale = !kKraw, kBothHold = K / 64 >= 2;
@@ -198,6 +205,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
   static_assert(!QRAW || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
+  static_assert(!CUT || (VAR == kGDN && BV == V && QRAW && TBW), "the decay cut: GDN's Recompute backward, whole-V slices");
   // The q tile's converting threads' pieces, in async_tile_sw128's order: rows q_row0 + q_step j,
   // column q_col.
   constexpr int kQThreads = 128;  // warpgroup 0
@@ -219,10 +227,20 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
   const bool holds_state = blk.holds_state, forms_dE = wgi == 1;
   const int64_t strideV = int64_t(p.H) * V, strideK = int64_t(p.H) * K, state_at = blk.state_at;
   const float s = p.scale, inv_s = 1.f / p.scale;
+  if (!on_path(p.path_flag, p.path_value)) {  // the decay cut's other path runs (DeltaParams::path_flag)
+    finish_after_prerequisite();
+    return;
+  }
 
   pdl_launch_dependents();  // grad_chunk may start beside this pass (LaunchInfo::overlap_grad)
   float Hacc[BV / 2];  // rows [srow0, +64) of ∂H (K × BV slice), fp32
-  blk.load_state(Hacc, p.dht);
+  // CUT: the chunks [c_begin, stop), the segment's own up to own_end.
+  const int own_end = p.seq_chunk[n + 1];
+  const int stop = CUT ? p.seg_stop[int64_t(n) * p.H + h] : own_end;
+  if constexpr (CUT)
+    blk.load_state_at(Hacc, stop == kPlanFromDht ? p.dht : nullptr, blk.state_of(p.seg_owner[n], p.H));
+  else
+    blk.load_state(Hacc, p.dht);
 
   auto tiles = [&](int st) { return smem + st * L::tiles; };
   auto smalls = [&](int st) { return smem + L::smalls + st * L::small; };
@@ -258,7 +276,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
 
   // The chunks of sequence n, last to first, the next one's tiles in flight (seq_chunk_loop's
   // order, with the stage index for the split layout).
-  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  const int c_begin = p.seq_chunk[n], count = (stop >= 0 ? stop : own_end) - c_begin;
   auto chunk = [&](int i) { return c_begin + count - 1 - i; };
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[chunk(i)], p.chunk_len[chunk(i)]} : ChunkSpan{0, 0}; };
   // q of stage st (this thread's landed pieces) -> Q̂ and its second term, in place and in Qlo.
@@ -307,7 +325,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
 
     if (holds_state) {  // ∂H⁺ᵀ for this chunk's products, and its bf16 snapshot
       wg::store_transposed<BV>(Hacc, Dt, srow0, kFoldScale ? inv_s : 1.f);
-      if (p.dHs) wg_store_rows<BV>(Hacc, p.dHs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+      if (p.dHs && (!CUT || c < own_end))  // (CUT: not in the warm-up chunks; c is uniform over the block)
+        wg_store_rows<BV>(Hacc, p.dHs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
     }
     wg::fence_smem_writes();  // ∂H⁺ᵀ and this thread's landed copies, for wgmma's async proxy
     __syncthreads();
@@ -351,7 +370,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       }
 #pragma unroll
       for (int j = 0; j < BV / 2; ++j) accE[j] *= s;
-      wg_store_rows<BV>(accE, p.dE + baseV, strideV, sp.len, 1.f);
+      if (!CUT || c < own_end) wg_store_rows<BV>(accE, p.dE + baseV, strideV, sp.len, 1.f);
 #pragma unroll
       for (int j = 0; j < BV / 2; ++j) accE[j] = -accE[j];
       wg::store_transposed<BV>(accE, Et, 0);
@@ -378,7 +397,11 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       else wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
-    count_step(p, kStateBwdPass, c, h);  // ∂H⁺ (stored at the step's start) and ∂E are out
+    if constexpr (CUT) {
+      if (c < own_end) count_cut_step(p, kStateBwdPass, c, h);
+    } else {
+      count_step(p, kStateBwdPass, c, h);  // ∂H⁺ (stored at the step's start) and ∂E are out
+    }
     phase_mark(p.phase_cycles, 3);
     // The e^G loaded two steps ahead becomes the next conversion's at the step's end, not beside
     // its global load.
@@ -388,8 +411,11 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     }
   }
   cp_async_wait<0>();
-  if (holds_state && p.dh0)
+  if constexpr (CUT) {  // ∂h0 by each sequence's first segment
+    if (p.seg_seq[n] >= 0) blk.store_state_at(Hacc, p.dh0, blk.state_of(p.seg_seq[n], p.H));
+  } else if (holds_state && p.dh0) {
     wg::frag_for_each<BV>(Hacc, [&](int r, int cc, float& x) { p.dh0[state_at + int64_t(r) * V + cc] = x; });
+  }
   finish_after_prerequisite();
 }
 

@@ -1378,7 +1378,11 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
 // WARM (the decay cut, SegmentForm::DecayCut): the same fused forward at whole-V slices, each
 // segment from its plan (p.seg_plan: from zero at its cut, from its sequence's h0 where it is the
 // first, or from its predecessor's end state), outputs from its own first chunk on, its end state
-// for a successor that looks back, the final state by its sequence's last segment.
+// for a successor that looks back, the final state by its sequence's last segment. In the replay
+// (OUTPUT false, STORE: the backward's cut, Config::backward_cut_segments) the fused replay's step
+// at whole-V slices, each segment from zero at its cut or from h0, the states Hs, E and the
+// chunk's count (by p.count_weight) for its own chunks alone; no look-back (the plan's word runs
+// the default replay where a segment would), no end state.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
           bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
@@ -1393,9 +1397,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!PLANES || (kFused && OUTPUT && !STORE && FHALF && BV == V && K == V && !CLUSTER && !SGATE && !BESIDE &&
                             !KFUSE && !MAP),
                 "PLANES: the fused forward by column halves at whole-V slices, Φ a K×K state");
-  static_assert(!WARM || (kFused && OUTPUT && !STORE && FHALF && BV == V && !CLUSTER && !SGATE && !BESIDE && !KFUSE &&
-                          !MAP && !PLANES),
-                "WARM: the fused forward by column halves at whole-V slices");
+  static_assert(!WARM || (kFused && ((OUTPUT && !STORE && FHALF) || (!OUTPUT && STORE && !FHALF)) && BV == V && !CLUSTER &&
+                          !SGATE && !BESIDE && !KFUSE && !MAP && !PLANES),
+                "WARM: the fused forward by column halves, or the fused replay, at whole-V slices");
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
@@ -1404,14 +1408,14 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
-  if constexpr (OUTPUT && !STORE)
+  if constexpr ((OUTPUT && !STORE) || (STORE && !OUTPUT && !MAP))  // (forward passes; the backward's replay)
     if (!on_path(p.path_flag, p.path_value)) return;  // the decay cut's other path runs (DeltaParams::path_flag)
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
   bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);
   bf16_t* const Et = reinterpret_cast<bf16_t*>(smem + L::Et);
   const WgStateBlock<K, V, BV> blk = [&] {
-    if constexpr (WARM) return warm_state_block<K, V, BV>(p);
+    if constexpr (WARM && OUTPUT) return warm_state_block<K, V, BV>(p);
     else return WgStateBlock<K, V, BV>(p.H);
   }();
   const int n = blk.n, h = blk.h, v0 = blk.v0, wgi = blk.wgi, srow0 = blk.srow0;
@@ -1444,7 +1448,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     else
       blk.load_state(Hacc, p.h0);
   } else if constexpr (WARM) {  // from zero at the cut, the sequence's h0, or the predecessor's end
-    if (warm_plan == kPlanLookBack)
+    if (OUTPUT && warm_plan == kPlanLookBack)
       look_back(p, blk, Hacc);
     else
       blk.load_state_at(Hacc, warm_plan == kPlanFromH0 ? p.h0 : nullptr, blk.state_of(p.seg_owner[n], p.H));
@@ -1479,7 +1483,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     if (!HEND || c == c_first) {
       if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
         wg::store_transposed<BV>(Hacc, Ht, srow0);
-        if constexpr (STORE && !MAP) wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
+        if constexpr (STORE && !MAP)
+          if (!WARM || c >= warm_out)  // (WARM: not in the cut's warm-up chunks; c is uniform over the block)
+            wg_store_rows<BV>(Hacc, p.Hs + (int64_t(c) * p.H + h) * K * V + v0 + int64_t(srow0) * V, V, 64, 1.f);
       }
       wg::fence_smem_writes();  // Hᵀ and this thread's landed copies, for wgmma's async proxy
       __syncthreads();
@@ -1529,7 +1535,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::commit();
         wg::wait<0>();
         if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
-        if constexpr ((PLANES || WARM) && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
+        if constexpr ((PLANES || (WARM && OUTPUT)) && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
 #pragma unroll
           for (int i = 0; i < BH / 2; ++i) asm volatile("" : "+f"(acch[i]));
         form_d(accd, wgi * BH);
@@ -1547,7 +1553,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (KFUSE) warpgroup_sync(1 + wgi);  // the warpgroup's half of Dᵀ is read: Eᵀ's goes there
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
-      if constexpr (STORE && !MAP) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
+      if constexpr (STORE && !MAP)
+        if (!WARM || c >= warm_out) wg_store_rows<BH>(acce, p.E + baseV + wgi * BH, strideV, len, 1.f);
       wg::fence_smem_writes();
       if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
@@ -1627,7 +1634,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if (threadIdx.x == 0) prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
-    if constexpr (STORE && !OUTPUT && !MAP) count_step(p, kReplayPass, c, h);
+    if constexpr (STORE && !OUTPUT && !MAP && WARM) {
+      if (c >= warm_out) count_cut_step(p, kReplayPass, c, h);
+    } else if constexpr (STORE && !OUTPUT && !MAP) {
+      count_step(p, kReplayPass, c, h);
+    }
     phase_mark(p.phase_cycles, 3);
   };
   if constexpr (CLUSTER)
@@ -1638,7 +1649,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
                                                           step);
   else
     seq_chunk_loop<S, L::stages, false, decltype(step)&, BESIDE>(smem, p, n, h, v0, V, step);
-  if constexpr (WARM) {  // the sequence's final state, by its last segment; else the successor's start
+  if constexpr (WARM && !OUTPUT) {
+    // (the replay: no end state)
+  } else if constexpr (WARM) {  // the sequence's final state, by its last segment; else the successor's start
     if (p.seg_last[n])
       blk.store_state_at(Hacc, p.ht, blk.state_of(p.seg_owner[n], p.H));
     else if (p.seg_plan[int64_t(n + 1) * p.H + h] == kPlanLookBack)
@@ -1788,47 +1801,69 @@ __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams 
 
 // The decay cut (SegmentForm::DecayCut; kernels/delta/segments.h's chunk_decay_bounds and
 // decay_cut_starts are the CPU twins): chunk c's log bound on head h's state map, Σ over its tokens
-// of g + log max(1, |1 − β ‖k‖²|) (g null: DeltaNet's 0), by a block of kPlanThreads: K / 8 lanes
-// read a token's row of k, 16 bytes each (whole rows a warp), the warps' sums in warp_sum; every
-// thread returns the chunk's sum. (A kernel of its own formed every chunk's before the plan: 42-48
-// µs at (1, 16384, 16), 121 µs at (1, 32768, 32), H100, 2026-12-05, docs/measurements/2026-12-05-s50/;
-// the plan reads only the chunks it walks, one a segment at the benchmark's gates.)
+// of g + log max(1, |1 − β ‖k‖²|) (g null: DeltaNet's 0). A block of kPlanThreads forms the bounds
+// of a window of up to kPlanWindow chunks at once: 4 lanes a token's row of k (K / 32 16-byte
+// loads each), 32 rows a pass, the passes' loads independent; each warp's rows summed by shuffles
+// into partial [passes][warps], then each chunk's sum in one fixed order (every thread reads the
+// same). (One chunk at a time, a block barrier between, put every chunk's load latency on the
+// walk, which at the benchmark's gates is 7 chunks long; a kernel of its own forming every chunk's
+// before the plan took 42-48 µs at (1, 16384, 16) and 121 µs at (1, 32768, 32), H100, 2026-12-05,
+// docs/measurements/2026-12-05-s50/.)
 inline constexpr int kPlanThreads = 128;
+inline constexpr int kPlanWindow = 8;  // chunks a window (the benchmark's gates cut after about 7)
+inline constexpr int kPlanLanes = 4, kPlanRows = kPlanThreads / kPlanLanes;  // a row's lanes; rows a pass
+inline constexpr int kPlanPasses = kPlanWindow * kChunk / kPlanRows;
+struct PlanScratch {
+  float partial[kPlanPasses][kPlanThreads / 32];
+  float sums[kPlanWindow];
+};
+// The bounds of chunks [c0, c0 + count) of head h (count ≤ kPlanWindow) into sc.sums[0, count).
 template <int K>
-__device__ __forceinline__ float chunk_decay_bound(const DeltaParams& p, int c, int h, float* warp_sum) {
-  constexpr int kLanes = K / 8, kRows = kPlanThreads / kLanes;  // a row's lanes; rows a pass
-  static_assert(kLanes <= 32 && 32 % kLanes == 0 && kChunk % kRows == 0, "whole rows a warp");
-  const int t = threadIdx.x, lane_in_row = t % kLanes;
-  const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-  float term = 0.f;
-#pragma unroll 2
-  for (int r0 = 0; r0 < kChunk; r0 += kRows) {
-    const int r = r0 + t / kLanes;
-    const int64_t tok = int64_t(tok0) + (r < len ? r : 0);
-    const uint4 x = __ldg(reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K) + lane_in_row);
-    const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+__device__ __forceinline__ void window_decay_bounds(const DeltaParams& p, int c0, int count, int h, PlanScratch& sc) {
+  constexpr int kVecs = K / 8 / kPlanLanes;  // 16-byte loads a lane
+  static_assert(kVecs >= 1 && kChunk % kPlanRows == 0, "whole rows a pass, passes within a chunk");
+  constexpr int kPassesPerChunk = kChunk / kPlanRows;
+  const int t = threadIdx.x, lane_in_row = t % kPlanLanes, row_in_pass = t / kPlanLanes;
+#pragma unroll 4
+  for (int pass = 0; pass < kPlanPasses; ++pass) {
+    const int i = pass / kPassesPerChunk, r = (pass % kPassesPerChunk) * kPlanRows + row_in_pass;
+    const int c = c0 + min(i, count - 1);
+    const int len = p.chunk_len[c];
+    const bool valid = i < count && r < len;
+    const int64_t tok = int64_t(p.chunk_tok[c]) + (valid ? r : 0);
+    const uint4* const row = reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K) + lane_in_row * kVecs;
     float kk = 0.f;
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
-      kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
+    for (int j = 0; j < kVecs; ++j) {
+      const uint4 x = __ldg(row + j);
+      const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
+        kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
+      }
     }
 #pragma unroll
-    for (int o = kLanes / 2; o > 0; o >>= 1) kk += __shfl_xor_sync(0xffffffffu, kk, o);  // the row's lanes
-    if (lane_in_row == 0 && r < len) {
+    for (int o = kPlanLanes / 2; o > 0; o >>= 1) kk += __shfl_xor_sync(0xffffffffu, kk, o);  // the row's lanes
+    float term = 0.f;
+    if (lane_in_row == 0 && valid) {
       const float b = bf2f(p.beta[tok * p.H + h]);
-      term += (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
+      term = (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
     }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);  // the warp's rows
+    if ((t & 31) == 0) sc.partial[pass][t >> 5] = term;
   }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);
-  if ((t & 31) == 0) warp_sum[t >> 5] = term;
   __syncthreads();
-  float sum = 0.f;
+  if (t < count) {
+    float sum = 0.f;
 #pragma unroll
-  for (int w = 0; w < kPlanThreads / 32; ++w) sum += warp_sum[w];
-  __syncthreads();  // warp_sum is rewritten by the next chunk's
-  return sum;
+    for (int q = 0; q < kPassesPerChunk; ++q)
+#pragma unroll
+      for (int w = 0; w < kPlanThreads / 32; ++w) sum += sc.partial[t * kPassesPerChunk + q][w];
+    sc.sums[t] = sum;
+  }
+  __syncthreads();
 }
 
 // ... and each segment's start for head h (decay_cut_starts): the latest chunk b before its first
@@ -1837,28 +1872,62 @@ __device__ __forceinline__ float chunk_decay_bound(const DeltaParams& p, int c, 
 // for a sequence's first segment and kPlanLookBack for the others (a warm-up longer than the
 // segment would make a longer chain than the wait for its predecessor, which runs at most that
 // many chunks from its own start or waits in turn; where one looks back, seg_flags' kLookedBack
-// word is set: a fallback runs then). A block a (segment, head), the chunks nearest first.
+// word is set: a fallback runs then). A block a (segment, head), windows of chunks nearest first.
+// With p.seg_stop (the backward's cut) also each segment's stop (decay_cut_ends), the same walk
+// forward in time from its end: the chunk after the earliest e past it whose bounds over [end, e]
+// sum to at most the tolerance, as e + 1; else kPlanFromDht for a sequence's last segment and
+// kPlanLookForward, which sets the word too, for the others.
 template <int K>
 __global__ void __launch_bounds__(kPlanThreads) decay_cut_plan_kernel(const DeltaParams p) {
-  __shared__ float warp_sum[kPlanThreads / 32];
+  __shared__ PlanScratch sc;
   const int n = blockIdx.x, h = blockIdx.y;
-  const int first = p.seq_chunk[n], seq0 = p.seq_chunk[p.seg_lead[n]];
-  int reach = p.seq_chunk[n + 1] - first;  // chunks walked at most
+  const int first = p.seq_chunk[n], end = p.seq_chunk[n + 1], seq0 = p.seq_chunk[p.seg_lead[n]];
+  int reach = end - first;  // chunks walked at most
   if (p.cut_reach > 0) reach = min(reach, p.cut_reach);
   const int lo = max(seq0, first - reach);
   float run = 0.f;  // the bounds of the chunks already passed (the same in every thread)
   int cut = -1;
-  for (int c = first - 1; c >= lo; --c) {
-    run += chunk_decay_bound<K>(p, c, h, warp_sum);
-    if (run <= p.decay_log_tolerance) {
-      cut = c;
-      break;
+  for (int hi = first; hi > lo && cut < 0; hi -= kPlanWindow) {  // windows [max(lo, hi − W), hi)
+    const int c0 = max(lo, hi - kPlanWindow);
+    window_decay_bounds<K>(p, c0, hi - c0, h, sc);
+    for (int c = hi - 1; c >= c0; --c) {
+      run += sc.sums[c - c0];
+      if (run <= p.decay_log_tolerance) {
+        cut = c;
+        break;
+      }
     }
   }
   if (threadIdx.x == 0) {
     const int plan = cut >= 0 ? cut : first == seq0 ? kPlanFromH0 : kPlanLookBack;
     p.seg_plan[int64_t(n) * p.H + h] = plan;
     if (plan == kPlanLookBack) p.seg_flags[int64_t(p.num_seqs) * p.H + kLookedBack] = 1u;  // (the fallback's word)
+  }
+  if (!p.seg_stop) return;
+  const bool last_segment = p.seg_last[n] != 0;
+  int far = end;  // one past the last chunk walked
+  if (!last_segment) {
+    int last = n + 1;  // the sequence's last segment (its segments are consecutive)
+    while (!p.seg_last[last]) ++last;
+    far = min(p.seq_chunk[last + 1], end + reach);
+  }
+  run = 0.f;
+  int stop = -1;
+  for (int c0 = end; c0 < far && stop < 0; c0 += kPlanWindow) {  // windows [c0, min(far, c0 + W))
+    const int c1 = min(far, c0 + kPlanWindow);
+    window_decay_bounds<K>(p, c0, c1 - c0, h, sc);
+    for (int c = c0; c < c1; ++c) {
+      run += sc.sums[c - c0];
+      if (run <= p.decay_log_tolerance) {
+        stop = c + 1;
+        break;
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    const int plan = stop >= 0 ? stop : last_segment ? kPlanFromDht : kPlanLookForward;
+    p.seg_stop[int64_t(n) * p.H + h] = plan;
+    if (plan == kPlanLookForward) p.seg_flags[int64_t(p.num_seqs) * p.H + kLookedBack] = 1u;
   }
 }
 

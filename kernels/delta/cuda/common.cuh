@@ -199,6 +199,14 @@ struct DeltaParams {
   // forward's output passes read it.
   const unsigned* path_flag = nullptr;
   unsigned path_value = 0;
+  // The backward's decay cut (Config::backward_cut_segments; the replay pass's WARM, state_bwd_wg's
+  // CUT): each segment's stop for each head [num_seqs][H], set by the plan where given (the chunk
+  // after the last one its state_bwd runs, ≥ 0; kPlanFromDht; kPlanLookForward, which sets the
+  // look-back word too: the default passes run then), and what its whole-V passes add to a chunk's
+  // count in pass_done (the default passes' V-slices: grad_chunk waits for the same counts on
+  // either path).
+  int* seg_stop = nullptr;
+  unsigned count_weight = 1;
 };
 
 // The kernel's CTAs run on this path (DeltaParams::path_flag; null: always).
@@ -207,6 +215,9 @@ __device__ __forceinline__ bool on_path(const unsigned* flag, unsigned value) { 
 // The decay cut's plan for a (segment, head) besides a chunk to start from: from the sequence's h0
 // (a sequence's first segment), or from the predecessor's end state (the look-back).
 enum : int { kPlanFromH0 = -1, kPlanLookBack = -2 };
+// ... and for the backward's end (DeltaParams::seg_stop): from the sequence's dht (its last
+// segment), or from the successor's ∂H at its start (no cut within reach: the fallback runs).
+enum : int { kPlanFromDht = kPlanFromH0, kPlanLookForward = kPlanLookBack };
 // seg_flags' words after the [num_seqs H] segment flags: the ticket, the stall, the look-back.
 enum : int { kSegTicket = 0, kSegStalled = 1, kLookedBack = 2, kSegWords = 3 };
 
@@ -261,6 +272,11 @@ __device__ __forceinline__ unsigned* pass_count(const DeltaParams& p, CountedPas
 // REWY_EXPERIMENTS=countend, docs/measurements/2026-12-02-s21/call2-sweeps/).
 __device__ __forceinline__ void count_step(const DeltaParams& p, CountedPass pass, int c, int h) {
   if (p.pass_done && threadIdx.x == 0) count_release(pass_count(p, pass, c, h));
+}
+// ... by a decay cut's whole-V pass: p.count_weight (the default pass's V-slices) at once.
+__device__ __forceinline__ void count_cut_step(const DeltaParams& p, CountedPass pass, int c, int h) {
+  if (p.pass_done && threadIdx.x == 0)
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(pass_count(p, pass, c, h)), "r"(p.count_weight) : "memory");
 }
 // Whether both passes have counted chunk c of head h out (V-slices: replay_slices, bwd_slices).
 __device__ __forceinline__ bool passes_counted(const DeltaParams& p, int c, int h) {

@@ -362,6 +362,10 @@ std::atomic<int64_t> g_decay_cut_forwards{0};
 std::mutex g_last_cut_mutex;
 Tensor g_last_cut_flags;
 int64_t g_last_cut_word = 0;
+// ... and the backward's (decay_cut_backward_fell_back).
+std::atomic<int64_t> g_decay_cut_backwards{0};
+Tensor g_last_bwd_cut_flags;
+int64_t g_last_bwd_cut_word = 0;
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -420,9 +424,9 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 // - ... with a fallback (REWY_EXPERIMENTS=dcutfb at up to 32 pairs, or
 //   Config::cut_fallback_segments): the default there, the two-pass form at up to 16 pairs, the
 //   sequential forward with wy_prep beside it at 17-32. The plan runs first, from k, β and g,
-//   walking at most 4 chunks back (kCutReachWithFallback); both paths' kernels are launched, and
+//   walking at most 8 chunks back (kCutReachWithFallback); both paths' kernels are launched, and
 //   its look-back word (set where any segment would look back) lets one of them run, the other's
-//   CTAs leaving at once: the cut's speed where every head cuts within 4 chunks, the default's
+//   CTAs leaving at once: the cut's speed where every head cuts within 8 chunks, the default's
 //   plus the plan and the empty launches where one does not, no host synchronisation. (Not yet
 //   timed. At GDN's initial gates a 16-head layer cuts whole in about 9% of cases, computed: the
 //   gain is for strongly decaying heads, such as the benchmark's.)
@@ -542,6 +546,7 @@ static bool replay_forms_no_w(const Config& cfg, const Dims& d, const LaunchInfo
 // takes the fallback) and the plan's word as p's path (value 0).
 struct DecayCutTensors {
   Tensor plan, seg_end, seg_flags, index;
+  Tensor stop;  // (the backward's)
 };
 static DecayCutTensors bind_decay_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, const Tensor& ht, bool fallback,
                                Device dev, const Stream& s) {
@@ -838,6 +843,70 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   return r;
 }
 
+// Config::backward_cut_segments: how many segments the backward's decay cut cuts each sequence
+// into (1: none). Where it applies: GDN's Recompute backward at K = V = 128 whose replay is fused
+// and forms no W and whose state_bwd forms Q̂ from q (state_bwd_wg's TBW and QRAW: V-slices of 64
+// and 128), without the tiles' clusters. With count 0: REWY_EXPERIMENTS=dcutbwd at up to 32
+// pairs, segment-head pairs near 128 (its two passes one after the other, one CTA an SM each), at
+// least 8 chunks a segment. (Counted from the forward's cut, not yet timed: at the benchmark's
+// gates GDN's backward about 1.2x, 1.4x, 1.25x at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32),
+// where the default passes run V-slices of 64 over chains of 128-512 chunks; with grad_chunk after
+// the cut's passes, not beside them.)
+static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv, const DeltaParams& p,
+                               const LaunchInfo& li) {
+  if (cfg.variant != Variant::GDN || sv.policy != Policy::Recompute || d.K != 128 || d.V != 128 || li.maps ||
+      p.num_chunks == 0 || p.W || p.Qg || !p.Tbeta || !p.gate_rows || std::min<int>(li.bwd_bv, int(d.V)) % 64 != 0 ||
+      cfg.backward_cut_segments == 1)
+    return 1;
+  int64_t longest = 0;
+  for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
+  if (longest < 2) return 1;
+  if (cfg.backward_cut_segments > 1) return cfg.backward_cut_segments;
+  const int64_t pairs = d.N * d.H;
+  if (!experiment("dcutbwd", kGDN) || pairs == 0 || pairs > 32) return 1;
+  const int64_t count = std::min<int64_t>((128 + pairs - 1) / pairs, longest / 8);
+  return count >= 2 ? int(count) : 1;
+}
+
+// The backward's decay cut over sl: its params from the call's (p: every tensor, count and wait the
+// default passes take), the plan's tensors in t, and p's default passes put on the plan's word at
+// value 1. replay_slices, bwd_slices: the default passes' V-slices (the cut's count weights).
+static BackwardCut bind_backward_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, int replay_slices,
+                                     int bwd_slices, DecayCutTensors& t, Device dev, const Stream& s) {
+  const int64_t segs = sl.dims.N;
+  const ChunkTable ct = make_chunk_table(sl.dims, dev, s);
+  t.plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
+  t.stop = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
+  t.seg_flags = Tensor::empty({segs * d.H + kSegWords}, DType::I32, dev, &s);
+  t.index = segment_index(sl.seg_first, dev, s);
+  const int* const seg_last = ptr<int>(t.index) + (d.N + 1);  // the index's arrays (segment_index)
+  BackwardCut cut;
+  DeltaParams& c = cut.p;
+  c = p;
+  c.num_seqs = ct.num_seqs;
+  c.seq_chunk = ptr<int>(ct.seq_chunk);
+  c.decay_log_tolerance = float(std::log(0x1p-30));  // (the forward's)
+  c.cut_reach = int(kCutReachWithFallback);
+  c.seg_plan = ptr<int>(t.plan);
+  c.seg_stop = ptr<int>(t.stop);
+  c.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(t.seg_flags));
+  c.seg_last = seg_last;
+  c.seg_seq = seg_last + segs;
+  c.seg_owner = seg_last + 2 * segs;
+  c.seg_lead = seg_last + 3 * segs;
+  c.path_flag = c.seg_flags + segs * d.H + kLookedBack;
+  c.path_value = 0;
+  p.path_flag = c.path_flag;
+  p.path_value = 1;
+  cut.replay_weight = unsigned(replay_slices);
+  cut.bwd_weight = unsigned(bwd_slices);
+  g_decay_cut_backwards.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> g(g_last_cut_mutex);
+  g_last_bwd_cut_flags = t.seg_flags;
+  g_last_bwd_cut_word = segs * d.H + kLookedBack;
+  return cut;
+}
+
 // GDN's Recompute backward with state_bwd on wgmma (V-slices of 64 and 128): state_bwd forms Q̂
 // and its second term from q and the replay's row gates, so the replay writes neither (GDN's
 // replay always writes the row gates: fused_gate holds for its state pass). wy_replay 151.8 ->
@@ -969,10 +1038,17 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   }
   tma::StateMaps maps;
   if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
+  // The decay cut of the two state passes (backward_cut_choice), its plan's word choosing them or
+  // the default ones.
+  const int cut_count = backward_cut_choice(cfg, d, sv, p, li);
+  DecayCutTensors cut_tensors;
+  BackwardCut cut;
+  if (cut_count > 1)
+    cut = bind_backward_cut(p, segment_layout(d, kChunk, cut_count), d, replay_slices, bwd_slices, cut_tensors, dev, s);
   if (ct.num_chunks > 0) {
     dispatch_variant(cfg.variant, [&](auto vc) {
       constexpr int VAR = decltype(vc)::value;
-      if (sv.policy == Policy::Recompute) launch_replay<VAR>(p, li);
+      if (sv.policy == Policy::Recompute) launch_replay<VAR>(p, li, cut_count > 1 ? &cut : nullptr);
       launch_backward<VAR>(p, li, cfg.backward == BackwardAlgo::ReWY);
     });
   } else if (gr.dh0.defined()) {  // no tokens: the state passes straight through
@@ -995,6 +1071,12 @@ int decay_cut_fell_back() {
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
   if (!g_last_cut_flags.defined()) return -1;
   return g_last_cut_flags.to(cpu()).data<int>()[g_last_cut_word] != 0 ? 1 : 0;
+}
+int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
+int decay_cut_backward_fell_back() {
+  std::lock_guard<std::mutex> g(g_last_cut_mutex);
+  if (!g_last_bwd_cut_flags.defined()) return -1;
+  return g_last_bwd_cut_flags.to(cpu()).data<int>()[g_last_bwd_cut_word] != 0 ? 1 : 0;
 }
 
 }  // namespace rewy::delta::cuda_impl

@@ -18,5 +18,7 @@ int64_t segment_scan_forwards();
 int64_t two_pass_segment_forwards();
 int64_t decay_cut_forwards();
 int decay_cut_fell_back();
+int64_t decay_cut_backwards();
+int decay_cut_backward_fell_back();
 
 }  // namespace rewy::delta::cuda_impl

@@ -23,7 +23,8 @@ namespace rewy::delta::cuda_impl {
 // unfused output pass by column halves at V-slices of 128: launch_state_fwd_as); segscan,
 // segscan64, segscan32p (DeltaNet's and GDN's few-pair Recompute forward by the segment scan:
 // delta_cuda.cu's scan_segment_choice), seg2p, seg2p32 (the same by its two-pass form: there too),
-// dcut (GDN's decay cut: there too);
+// dcut, dcutfb (GDN's decay cut, and with its fallback: there too); dcutbwd (GDN's backward by the
+// decay cut: delta_cuda.cu's backward_cut_choice);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {
@@ -99,9 +100,20 @@ void launch_segmented_forward(const DeltaParams& p, const LaunchInfo& li, const 
 // segments, p.path_flag the plan's look-back word at value 0): the plan, the fused wy_prep, the
 // cut's pass; launch_forward then runs with the word at value 1.
 template <int VAR> void launch_cut_first(const DeltaParams& p, const LaunchInfo& li);
+// The backward's decay cut (GDN's Recompute backward, Config::backward_cut_segments): its params
+// over the cut's segments (the plan's starts, stops and look-back word at value 0; the call's
+// tensors and counts) and the weights its whole-V passes count a chunk with (the default passes'
+// V-slices).
+struct BackwardCut {
+  DeltaParams p;
+  unsigned replay_weight = 1, bwd_weight = 1;
+};
 // Backward replay for the Recompute policy: wy_replay (W, U, Q̂, K̄, e^γ from the saved 𝒯; P is
 // saved; with p.Tbeta, fused_replay: W and 𝒯 Diag(β), no U), state_fwd without output (Hs, E).
-template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li);
+// With cut: the cut's plan first, and after wy_replay the cut's replay pass and state_bwd, whose
+// CTAs leave at once where the plan set the word; then the default replay pass (p.path_flag at
+// value 1), which leaves where it did not.
+template <int VAR> void launch_replay(const DeltaParams& p, const LaunchInfo& li, const BackwardCut* cut = nullptr);
 // Backward proper: state_bwd, grad_chunk (ReWY or baseline WY backward; each beside the kernel
 // before it where li says so).
 template <int VAR> void launch_backward(const DeltaParams& p, const LaunchInfo& li, bool rewy);

@@ -465,10 +465,12 @@ void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
 // The decay cut's plan (decay_cut_plan_kernel, from k, β and g): the look-back's flags, ticket and
 // word zeroed, then each segment's start; before wy_prep, so that the word can also choose
 // between wy_prep's forms (the sequential fallback's beside its pass, the cut's alone).
+// With p.seg_stop (the backward's cut) also each segment's stop.
 template <int K>
 void launch_cut_plan(const DeltaParams& p, cudaStream_t s) {
   if (p.num_chunks == 0 || p.H == 0) return;
   REWY_CHECK(p.seg_flags && p.seg_plan && p.seg_lead, "the decay cut's plan: its flags, plan and first segments");
+  REWY_CHECK(!p.seg_stop || p.seg_last, "the backward's decay cut plan: the last-segment flags");
   CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + kSegWords) * sizeof(unsigned), s));
   static const std::string plan_name = "decay_cut_plan";
   timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), kPlanThreads, 0, s>>>(p); });
@@ -483,6 +485,31 @@ void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
   launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,
                     StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s);
+}
+
+// The backward's decay cut (GDN's Recompute backward): the replay's pass (state_fwd's WARM without
+// output: Hs and E of each segment's own chunks, from zero at its cut or from h0) and state_bwd
+// (state_bwd_wg's CUT: ∂H⁺, ∂E of its own chunks, from zero after its stop or from dht; ∂h0), whole-V
+// slices (one CTA an SM, so one after the other), after the plan and wy_replay.
+template <int VAR, int K, int V>
+void launch_backward_cut(const BackwardCut& cut, cudaStream_t s) {
+  static_assert(VAR == kGDN && fused_replay(VAR, K, V, false, true, V), "GDN's fused replay at K = V = 128");
+  const DeltaParams& p = cut.p;
+  if (p.num_chunks == 0 || p.H == 0) return;
+  REWY_CHECK(p.seg_plan && p.seg_stop && p.seg_owner && p.seg_seq && p.path_flag && p.path_value == 0 && p.Tbeta &&
+                 p.gate_rows && !p.W && !p.Qg,
+             "the backward's decay cut: its plan, stops, segment index, word, and the fused replay's operands");
+  DeltaParams replay = p;
+  replay.count_weight = cut.replay_weight;
+  static const std::string replay_name = kname("state_fwd_replay_warm", VAR, K, V, V);
+  launch_sequential<state_fwd_kernel<VAR, K, V, V, false, true, false, false, false, false, false, false, true>,
+                    StateFwdLayout<VAR, K, V, V, false, true>::total>(replay_name, kStateFwdPhases, replay, 1, s);
+  DeltaParams bwd = p;
+  bwd.count_weight = cut.bwd_weight;
+  constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;
+  static const std::string bwd_name = kname("state_bwd_tbw_cut", VAR, K, V, V);
+  launch_sequential<state_bwd_wg_kernel<VAR, K, V, V, true, true, true>, WgBwdShape<K, V, kQlo, kKraw, true>::total>(
+      bwd_name, kStateBwdPhases, bwd, 1, s);
 }
 
 // ... and its correction O += Y H_in (segment_correct_kernel, G chunks a CTA); max_chunks: the
@@ -531,6 +558,7 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
     });
   } else {
     REWY_CHECK(p.W != nullptr, "state_bwd at V-slices of {}: reads W, which the replay did not form", BV);
+    REWY_CHECK(!p.path_flag, "state_bwd at V-slices of {}: not on a decay cut's word (the wgmma kernel reads it)", BV);
     static const std::string name = kname("state_bwd", VAR, K, V, BV);
     launch_sequential<state_bwd_kernel<VAR, K, V, BV>, SeqLayout<K, V, BV, kQlo, kKraw>::total>(name, kStateBwdPhases, p,
                                                                                                  V / BV, s, beside);
@@ -819,10 +847,22 @@ void launch_cut_first_impl(const DeltaParams& p, const LaunchInfo& li) {
 }
 
 template <int VAR>
-void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li) {
+void launch_replay_impl(const DeltaParams& p, const LaunchInfo& li, const BackwardCut* cut) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    if (!li.tbeta_saved) launch_wy_replay<VAR, K, V>(p, li.stream, li.replay_warps);
+    REWY_CHECK(!cut || (p.path_flag && p.path_value == 1 && !li.maps && li.bwd_bv % 64 == 0),
+               "the backward's decay cut: the default passes on the plan's word at value 1, no clusters, state_bwd "
+               "on wgmma");
+    constexpr bool kCut = VAR == kGDN && fused_replay(VAR, K, V, false, true, V);
+    REWY_CHECK(kCut || !cut, "the backward's decay cut runs GDN's fused replay at K = V = 128, not {} at K = {}, V = {}",
+               variant_name(VAR), K, V);
+    if constexpr (kCut)
+      if (cut) launch_cut_plan<K>(cut->p, li.stream);
+    DeltaParams shared = p;
+    shared.path_flag = nullptr;  // (wy_replay serves both paths)
+    if (!li.tbeta_saved) launch_wy_replay<VAR, K, V>(shared, li.stream, li.replay_warps);
+    if constexpr (kCut)
+      if (cut) launch_backward_cut<VAR, K, V>(*cut, li.stream);
     launch_state_fwd<VAR, K, V, BV, false, true>(p, li.stream, li.maps);
   });
 }
@@ -850,7 +890,9 @@ void launch_backward_impl(const DeltaParams& p, const LaunchInfo& li_pass, bool 
     launch_segmented_forward_impl<VAR>(p, li, sc, max_chunks, fallback);                                         \
   }                                                                                                              \
   template <> void launch_cut_first<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_cut_first_impl<VAR>(p, li); } \
-  template <> void launch_replay<VAR>(const DeltaParams& p, const LaunchInfo& li) { launch_replay_impl<VAR>(p, li); }   \
+  template <> void launch_replay<VAR>(const DeltaParams& p, const LaunchInfo& li, const BackwardCut* cut) {     \
+    launch_replay_impl<VAR>(p, li, cut);                                                                          \
+  }                                                                                                              \
   template <> void launch_backward<VAR>(const DeltaParams& p, const LaunchInfo& li, bool rewy) {               \
     launch_backward_impl<VAR>(p, li, rewy);                                                                      \
   }                                                                                                              \

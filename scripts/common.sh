@@ -95,7 +95,8 @@ rewy_gpu_test_filter() {
   local -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2)
   local v tests=()
   for v in ${1//,/ }; do tests+=("GpuDelta.${test_of[$v]}"); done
-  [[ ",$1," == *,deltanet,* || ",$1," == *,gdn,* ]] && tests+=(GpuDelta.UnfusedForwardKeepsTbetaForReplay GpuDelta.SegmentScanForward)
+  [[ ",$1," == *,deltanet,* || ",$1," == *,gdn,* ]] &&
+    tests+=(GpuDelta.UnfusedForwardKeepsTbetaForReplay GpuDelta.SegmentScanForward GpuDelta.EmptySequenceTakesTheSequentialPasses)
   [[ ",$1," == *,gdn,* ]] && tests+=(GpuDelta.DecayCutBackward)
   [[ ",$1," == *,kda,* || ",$1," == *,gdn2,* ]] && tests+=(GpuDelta.FusedChannelForward)
   [ "${2:-}" = cases ] && tests+=(GpuDelta.ChannelGatesRealisticAndOutOfRange GpuDelta.MisalignedInputViews)

@@ -691,6 +691,48 @@ TEST(GpuDelta, DecayCutBackward) {
   set_allocation_poisoning(false);
 }
 
+// A call whose cu_seqlens hold an empty sequence beside a long one (18 chunks, so the segment scan's
+// rule would apply): no segmented form runs, asked for or by rule, nor the backward's decay cut (an
+// empty sequence has no segment to carry its h0 to ht, nor dht to its ∂h0), and every output and
+// gradient, the empty sequence's ht = h0 and ∂h0 = dht among them, is within the bf16 twin's bar.
+// DeltaNet and GDN at K = V = 128, the rule's defaults and each form asked for.
+TEST(GpuDelta, EmptySequenceTakesTheSequentialPasses) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
+    RandomSpec sp;
+    sp.variant = variant;
+    const int64_t longest = small_run() ? 64 * 2 + 5 : 64 * 17 + 5;  // (the sanitizers': 3 chunks, 3 asked for)
+    sp.T = longest + 300, sp.H = 2, sp.K = 128, sp.V = 128;
+    sp.seqlens = {longest, 0, 300};
+    sp.seed = seed + (variant == Variant::GDN ? 1 : 0);
+    const RandomCase c = make_random_case(sp);
+    auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+    const RandomCase dev = to_cuda(c, cuda(0));
+    const CpuReference ref = ref_future.get();
+    for (SegmentForm form : {SegmentForm::Auto, SegmentForm::ThreePass, SegmentForm::TwoPass, SegmentForm::DecayCut}) {
+      if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;
+      Config cfg;
+      cfg.variant = variant;
+      cfg.segment_form = form;
+      cfg.scan_segments = form == SegmentForm::Auto ? 0 : 3;
+      cfg.cut_fallback_segments = form == SegmentForm::DecayCut ? 2 : 0;
+      cfg.backward_cut_segments = variant == Variant::GDN && form != SegmentForm::Auto ? 3 : 0;
+      cfg.state_slice = form == SegmentForm::Auto ? 0 : 64;
+      const int64_t before = segment_scan_forwards(), cut_before = decay_cut_backwards();
+      const Outputs out = run_named(cfg, dev);
+      std::string line = fmt::format("{:8s} T={:4d} varlen {}, 0, 300 h0 form {} segments {}", name(variant), sp.T,
+                                     longest, int(form), cfg.scan_segments);
+      EXPECT_EQ(segment_scan_forwards(), before) << line << ": a segmented forward ran with an empty sequence";
+      EXPECT_EQ(decay_cut_backwards(), cut_before) << line << ": the backward's decay cut ran with an empty sequence";
+      expect_within_twin_bars(out, ref, line, seed);
+      fmt::print("{}\n", line);
+    }
+  }
+  set_allocation_poisoning(false);
+}
+
 // A state pass beside wy_prep whose flags never come (REWY_TEST_STALL_PREP: wy_prep flags a copy
 // the pass does not read) gives up after REWY_PASS_WAIT_MS, once for the whole grid, and the call
 // (or the next one's entry) raises; the call after that runs clean.

@@ -436,6 +436,14 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 //   segscan32p segscan's count at up to 32 pairs.
 // At least 8 chunks a segment (the longest sequence's count decides). REWY_EXPERIMENTS=noseg: no
 // segments (the sequential forward, to time against).
+// Whether a sequence of d is empty (a repeated cu_seqlens entry). Such a sequence has no segment
+// (segment_layout), so no segment's pass would carry its h0 to ht, nor dht to its ∂h0: calls with
+// one take the sequential passes.
+static bool has_empty_sequence(const Dims& d) {
+  for (int64_t n = 0; n < d.N; ++n)
+    if (d.seq_start[n + 1] == d.seq_start[n]) return true;
+  return false;
+}
 struct SegmentChoice {
   int count = 1;  // segments a sequence (1: no segment scan)
   SegmentForm form = SegmentForm::ThreePass;
@@ -447,6 +455,7 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
       (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
     return {};
+  if (has_empty_sequence(d)) return {};
   int64_t longest = 0;
   for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
   if (longest < 2) return {};
@@ -858,6 +867,7 @@ static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv
       p.num_chunks == 0 || p.W || p.Qg || !p.Tbeta || !p.gate_rows || std::min<int>(li.bwd_bv, int(d.V)) % 64 != 0 ||
       cfg.backward_cut_segments == 1)
     return 1;
+  if (has_empty_sequence(d)) return 1;
   int64_t longest = 0;
   for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
   if (longest < 2) return 1;

@@ -9,7 +9,8 @@
 //               [--state-slice 0|16|32|64|128] [--bwd-slice 0|16|32|64|128] [--grad-warps 0|8|16]
 //               [--prep-warps 0|8|16] [--replay-warps 0|8|16] [--serial-state-passes]
 //               [--serial-grad] [--serial-forward] [--multicast] [--prep-overlap] [--unfused-kda-forward]
-//               [--scan-segments 0|1|S] [--two-pass-segments] [--decay-cut] [--flush-mb 256]
+//               [--scan-segments 0|1|S] [--two-pass-segments] [--decay-cut] [--cut-fallback 0|1|S]
+//               [--backward-cut 0|1|S] [--flush-mb 256]
 //               [Google Benchmark flags]
 // A malformed value (bench/delta_options.h) exits 2 with the flag and value named, before any run.
 #include <benchmark/benchmark.h>
@@ -78,6 +79,8 @@ void bench_case(benchmark::State& state, const Options& opt, const std::string& 
   cfg.scan_segments = opt.scan_segments;
   if (opt.two_pass_segments) cfg.segment_form = SegmentForm::TwoPass;
   if (opt.decay_cut) cfg.segment_form = SegmentForm::DecayCut;
+  cfg.cut_fallback_segments = opt.cut_fallback;
+  cfg.backward_cut_segments = opt.backward_cut;
   std::vector<double> ms, host;
   for (auto _ : state) {
     host.clear();

@@ -32,6 +32,8 @@ struct DeltaOptions {
   int scan_segments = 0;             // Config::scan_segments (0: the rule; 1: off)
   bool two_pass_segments = false;    // Config::segment_form = TwoPass (where --scan-segments or the rule cuts)
   bool decay_cut = false;            // Config::segment_form = DecayCut (GDN; the same)
+  int cut_fallback = 0;              // Config::cut_fallback_segments (the decay cut's fallback: 0 none, 1, S)
+  int backward_cut = 0;              // Config::backward_cut_segments (GDN's backward; 0: the rule; 1: off)
   int flush_mb = 256;                // the L2 flush before each sample (time_samples)
 };
 
@@ -84,6 +86,10 @@ inline DeltaOptions parse_delta_options(int argc, char** argv, std::vector<char*
       opt.two_pass_segments = true;
     } else if (a == "--decay-cut") {
       opt.decay_cut = true;
+    } else if (a == "--cut-fallback") {
+      opt.cut_fallback = int_at_least(a, args.value(), 0, "");
+    } else if (a == "--backward-cut") {
+      opt.backward_cut = int_at_least(a, args.value(), 0, "");
     } else if (a == "--flush-mb") {
       opt.flush_mb = int_at_least(a, args.value(), 1, " (MB)");
     } else {

@@ -53,6 +53,8 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(d.scan_segments, 0);
   EXPECT_FALSE(d.two_pass_segments);
   EXPECT_FALSE(d.decay_cut);
+  EXPECT_EQ(d.cut_fallback, 0);
+  EXPECT_EQ(d.backward_cut, 0);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta"}));
 
   const DeltaOptions o =
@@ -60,7 +62,8 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
              "realistic", "--samples", "7", "--csv", "out.csv", "--state-slice", "32", "--bwd-slice", "64",
              "--grad-warps", "8", "--prep-warps", "16", "--replay-warps", "16", "--prep-overlap",
              "--serial-state-passes", "--serial-grad", "--serial-forward", "--multicast", "--unfused-kda-forward",
-             "--scan-segments", "8", "--two-pass-segments", "--decay-cut", "--flush-mb", "512",
+             "--scan-segments", "8", "--two-pass-segments", "--decay-cut", "--cut-fallback", "3", "--backward-cut", "4",
+             "--flush-mb", "512",
              "--benchmark_filter=kda"},
             &rest);
   EXPECT_EQ(o.ops, (std::vector<std::string>{"kda", "gdn2"}));
@@ -79,6 +82,8 @@ TEST(BenchOptions, DefaultsAndEveryFlag) {
               o.unfused_kda_forward);
   EXPECT_EQ(o.scan_segments, 8);
   EXPECT_TRUE(o.two_pass_segments && o.decay_cut);
+  EXPECT_EQ(o.cut_fallback, 3);
+  EXPECT_EQ(o.backward_cut, 4);
   EXPECT_EQ(o.flush_mb, 512);
   EXPECT_EQ(rest, (std::vector<std::string>{"bench_delta", "--benchmark_filter=kda"}));
 }
@@ -92,6 +97,7 @@ TEST(BenchOptions, MalformedValuesNameTheFlag) {
   EXPECT_EQ(error_of({"--samples", ""}), "--samples needs an integer, got ''");
   EXPECT_EQ(error_of({"--flush-mb", "0"}), "--flush-mb needs at least 1 (MB), got 0");
   EXPECT_EQ(error_of({"--scan-segments", "-2"}), "--scan-segments needs at least 0, got -2");
+  EXPECT_EQ(error_of({"--backward-cut", "x"}), "--backward-cut needs an integer, got 'x'");
   EXPECT_EQ(error_of({"--ops", "kda,mamba"}), "--ops: unknown 'mamba', expected deltanet, gdn, kda or gdn2");
   EXPECT_EQ(error_of({"--gates", "realstic"}), "--gates: unknown 'realstic', expected bench, realistic or weak");
   EXPECT_EQ(error_of({"--policies", "keep"}), "--policies: unknown 'keep', expected recompute or save");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/delta/random_inputs.h"
 #include "kernels/delta/segments.h"
 #include "test_delta_util.h"
 
@@ -329,6 +330,55 @@ TEST_F(DecayCut, SegmentsFromTheirCutGiveTheWholeForward) {
   for (size_t n = 0; n + 1 < sl.seg_first.size(); ++n)
     for (int64_t s = sl.seg_first[n]; s < sl.seg_first[n + 1]; ++s)
       EXPECT_EQ(dn[size_t(s * c.H)], s == sl.seg_first[n] ? chunk0[n] : kLookBack);
+}
+
+// The CUDA plan's reach with a fallback (kCutReachWithFallback) covers the walks at the benchmark's
+// gates (logsigmoid(N(0, 1)) / 16 a token, about −3.2 a 64-token chunk: 7 chunks to 2^-30), or the
+// fallback would run on every benchmark call (a reach of 4 did so, unseen by the other tests, whose
+// plans used the same reach): GDN at the benchmark's head size, 8 heads of 48 chunks in 4 segments,
+// both walks. At least 90% of the segment edges' unbounded walks end within the reach (nearly
+// all do), and a reach of half of it would have cut at none.
+TEST(DecayCutReach, CoversTheBenchmarksGates) {
+  RandomSpec sp;
+  sp.variant = Variant::GDN;
+  sp.T = 64 * 48, sp.H = 8, sp.K = 128, sp.V = 128;
+  sp.gates = Gates::Bench;
+  sp.seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(sp.seed));
+  const RandomCase rc = make_random_case(sp);
+  Config cfg;
+  cfg.variant = Variant::GDN;
+  const Dims d = check_inputs(cfg, rc.in);
+  const std::vector<double> bounds = chunk_decay_bounds(rc.in.k, rc.in.beta, rc.in.g, d, 64);
+  const SegmentLayout sl = segment_layout(d, 64, 4);
+  const std::vector<int64_t> edge = sl.dims.chunk_start(64);  // each segment's first chunk, and the end
+  const double tol = std::log(0x1p-30);
+  for (const bool back : {true, false}) {
+    auto plan = [&](int64_t reach) {
+      return back ? decay_cut_starts(bounds, sl, sp.H, 64, tol, reach) : decay_cut_ends(bounds, sl, sp.H, 64, tol, reach);
+    };
+    const std::vector<int64_t> unbounded = plan(0), bounded = plan(kCutReachWithFallback),
+                               half = plan(kCutReachWithFallback / 2);
+    int walks = 0, within = 0, within_half = 0;
+    std::vector<int64_t> lengths;
+    for (int64_t s = 0; s < sl.dims.N; ++s) {
+      if (back ? s == 0 : s + 1 == sl.dims.N) continue;  // (the sequence's edge: from h0, from dht)
+      for (int64_t h = 0; h < sp.H; ++h) {
+        const size_t i = size_t(s * sp.H + h);
+        ASSERT_NE(unbounded[i], kLookBack) << (back ? "start" : "end") << " of segment " << s << ": no cut in 12 chunks";
+        lengths.push_back(back ? edge[size_t(s)] - unbounded[i] : unbounded[i] - edge[size_t(s) + 1]);
+        ++walks;
+        within += bounded[i] != kLookBack ? 1 : 0;
+        within_half += half[i] != kLookBack ? 1 : 0;
+      }
+    }
+    std::sort(lengths.begin(), lengths.end());
+    const std::string what = back ? "starts" : "ends";
+    EXPECT_GE(within, walks * 9 / 10) << what << ": " << within << " of " << walks << " walks within the reach";
+    EXPECT_EQ(within_half, 0) << what << ": a walk of " << kCutReachWithFallback / 2 << " chunks cut";
+    EXPECT_GE(lengths[lengths.size() / 2], 6) << what << ": the median walk, chunks";
+    EXPECT_LE(lengths[lengths.size() / 2], kCutReachWithFallback) << what << ": the median walk, chunks";
+  }
 }
 
 // A reach (the CUDA plan's where the cut has a fallback) bounds the walk, back in time

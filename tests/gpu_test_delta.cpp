@@ -695,24 +695,26 @@ TEST(GpuDelta, DecayCutBackward) {
 // rule would apply): no segmented form runs, asked for or by rule, nor the backward's decay cut (an
 // empty sequence has no segment to carry its h0 to ht, nor dht to its ∂h0), and every output and
 // gradient, the empty sequence's ht = h0 and ∂h0 = dht among them, is within the bf16 twin's bar.
-// DeltaNet and GDN at K = V = 128, the rule's defaults and each form asked for.
+// DeltaNet and GDN at K = V = 128, the rule's defaults and each form asked for; KDA and GDN2 (no
+// segmented forms) at their defaults, whose state passes meet the empty sequence too.
 TEST(GpuDelta, EmptySequenceTakesTheSequentialPasses) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
-  for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
     RandomSpec sp;
     sp.variant = variant;
     const int64_t longest = small_run() ? 64 * 2 + 5 : 64 * 17 + 5;  // (the sanitizers': 3 chunks, 3 asked for)
     sp.T = longest + 300, sp.H = 2, sp.K = 128, sp.V = 128;
     sp.seqlens = {longest, 0, 300};
-    sp.seed = seed + (variant == Variant::GDN ? 1 : 0);
+    sp.seed = seed + uint64_t(variant);
     const RandomCase c = make_random_case(sp);
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
     const RandomCase dev = to_cuda(c, cuda(0));
     const CpuReference ref = ref_future.get();
+    const bool scalar = variant == Variant::DeltaNet || variant == Variant::GDN;  // (the segmented forms' variants)
     for (SegmentForm form : {SegmentForm::Auto, SegmentForm::ThreePass, SegmentForm::TwoPass, SegmentForm::DecayCut}) {
-      if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;
+      if ((form == SegmentForm::DecayCut && variant != Variant::GDN) || (!scalar && form != SegmentForm::Auto)) continue;
       Config cfg;
       cfg.variant = variant;
       cfg.segment_form = form;

@@ -169,6 +169,19 @@ TEST(DeltaInputs, ConfigAndGateValues) {
   cfg.replay_warps = 32;
   expect_error([&] { check_inputs(cfg, p.in); }, "Config::replay_warps must be 0 (automatic), 8 or 16, got 32");
   cfg.replay_warps = 0;
+  cfg.scan_segments = -1;
+  expect_error([&] { check_inputs(cfg, p.in); }, "Config::scan_segments must be 0 (by rule), 1 (none) or a count, got -1");
+  cfg.scan_segments = 3;
+  cfg.cut_fallback_segments = -2;
+  expect_error([&] { check_inputs(cfg, p.in); },
+               "Config::cut_fallback_segments must be 0 (none), 1 (the sequential forward) or a count, got -2");
+  cfg.cut_fallback_segments = 2;
+  cfg.backward_cut_segments = -3;
+  expect_error([&] { check_inputs(cfg, p.in); },
+               "Config::backward_cut_segments must be 0 (by rule), 1 (none) or a count, got -3");
+  cfg.backward_cut_segments = 4;
+  EXPECT_NO_THROW(check_inputs(cfg, p.in));  // (counts the CPU path ignores)
+  cfg.scan_segments = cfg.cut_fallback_segments = cfg.backward_cut_segments = 0;
   Inputs in = p.in;
   std::vector<double> g = in.g.to_vector();
   g[((1 * 64 + 5) * 3 + 2) * 8 + 7] = 0.25;

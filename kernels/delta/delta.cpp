@@ -108,6 +108,13 @@ Dims check_inputs(const Config& cfg, const Inputs& in) {
              "Config::prep_warps must be 0 (automatic), 8 or 16, got {}", cfg.prep_warps);
   REWY_CHECK(cfg.replay_warps == 0 || cfg.replay_warps == 8 || cfg.replay_warps == 16,
              "Config::replay_warps must be 0 (automatic), 8 or 16, got {}", cfg.replay_warps);
+  REWY_CHECK(cfg.scan_segments >= 0, "Config::scan_segments must be 0 (by rule), 1 (none) or a count, got {}",
+             cfg.scan_segments);
+  REWY_CHECK(cfg.cut_fallback_segments >= 0,
+             "Config::cut_fallback_segments must be 0 (none), 1 (the sequential forward) or a count, got {}",
+             cfg.cut_fallback_segments);
+  REWY_CHECK(cfg.backward_cut_segments >= 0,
+             "Config::backward_cut_segments must be 0 (by rule), 1 (none) or a count, got {}", cfg.backward_cut_segments);
   const char* op = name(cfg.variant);
   REWY_CHECK(cfg.chunk > 0, "chunk must be > 0, got {}", cfg.chunk);
   REWY_CHECK(std::isfinite(cfg.scale), "scale must be finite (0 means 1/sqrt(K)), got {}", cfg.scale);

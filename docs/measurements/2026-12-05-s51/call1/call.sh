@@ -19,6 +19,10 @@ echo "decide exit $? at $((SECONDS - t0)) s"
 mkdir -p /tmp/dd && tar -xzf "$out/all.tar.gz" -C /tmp/dd && grep -vE "^ *(memcheck|racecheck) exit" /tmp/dd/decide.log | tail -30
 grep -hE "decay cut|passes\)" /tmp/dd/tests_dcutfb,dcutbwd.log 2>/dev/null | head -24
 [ -f /tmp/dd/table/side_by_side.txt ] && grep -E "^==|^gdn" /tmp/dd/table/side_by_side.txt | head -24
+# The empty-sequence test (new, not in device-decide's filters until it has passed once), apart.
+[ $((SECONDS - t0)) -lt 530 ] &&
+  timeout 35 build-gpu/tests/gpu_test_delta --gtest_filter=GpuDelta.EmptySequenceTakesTheSequentialPasses 2>&1 |
+  grep -E "Failure|Expected|error|OK \]|FAILED|PASSED" | head -12
 if [ $((SECONDS - t0)) -lt 540 ]; then
   for gates in bench weak; do
     REWY_EXPERIMENTS=dcutfb:gdn,dcutbwd:gdn REWY_KERNEL_TIMING=1 timeout 15 build-gpu/bench/bench_delta --ops gdn \

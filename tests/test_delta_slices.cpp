@@ -125,3 +125,35 @@ TEST(StateSlices, AnExplicitWidthWinsEverywhere) {
 
 }  // namespace
 }  // namespace rewy::delta::cuda_impl
+
+namespace rewy::delta::cuda_impl {
+namespace {
+
+// The segment count of the passes that run one CTA an SM (segment_count): the measured counts at
+// the benchmark's 16 and 32 pairs (the two-pass form's planes near 64 CTAs: 4 segments at 16 pairs,
+// 112 CTAs; the decay cut near 128: 8 at 16 pairs, 4 at 32), and elsewhere no grid past the
+// device's SMs (9 pairs would have taken 8 segments, 135 plane CTAs on 132 SMs: a second wave of
+// 3), at least 8 chunks a segment.
+TEST(SegmentCount, MeasuredCountsAndOneWave) {
+  EXPECT_EQ(segment_count(16, 256, 2, 64, kH200SMs), 4);
+  EXPECT_EQ(segment_count(8, 256, 2, 64, kH200SMs), 8);   // 120 CTAs
+  EXPECT_EQ(segment_count(12, 256, 2, 64, kH200SMs), 6);  // 132: every SM
+  EXPECT_EQ(segment_count(9, 256, 2, 64, kH200SMs), 7);   // 117 (8: 135)
+  EXPECT_EQ(segment_count(16, 256, 1, 128, kH200SMs), 8);
+  EXPECT_EQ(segment_count(32, 128, 1, 128, kH200SMs), 4);
+  EXPECT_EQ(segment_count(24, 128, 1, 128, kH200SMs), 5);  // 120 (6: 144)
+  EXPECT_EQ(segment_count(17, 128, 1, 128, kH200SMs), 7);  // 119 (8: 136)
+  EXPECT_EQ(segment_count(16, 20, 1, 128, kH200SMs), 2);   // at least 8 chunks a segment
+  EXPECT_EQ(segment_count(16, 15, 1, 128, kH200SMs), 1);   // none
+  EXPECT_EQ(segment_count(0, 256, 1, 128, kH200SMs), 1);
+  for (int64_t sms : {kH200SMs, int64_t(114), int64_t(78)})
+    for (int per : {1, 2})
+      for (int64_t pairs = 1; pairs <= 40; ++pairs) {
+        const int64_t s = segment_count(pairs, 1024, per, per == 2 ? 64 : 128, sms);
+        EXPECT_TRUE(s == 1 || (s >= 2 && pairs * (per * s - (per - 1)) <= sms))
+            << pairs << " pairs, " << per << " CTAs a segment, " << sms << " SMs: " << s << " segments";
+      }
+}
+
+}  // namespace
+}  // namespace rewy::delta::cuda_impl

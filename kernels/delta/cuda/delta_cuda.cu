@@ -451,7 +451,7 @@ struct SegmentChoice {
   // forward, S >= 2 the two-pass form over S segments a sequence (Config::cut_fallback_segments).
   int fallback = 0;
 };
-SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
+SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int64_t sms) {
   if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
       (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
     return {};
@@ -471,13 +471,16 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
     return {cfg.scan_segments, form, form == SegmentForm::DecayCut ? std::max(cfg.cut_fallback_segments, 0) : 0};
   if (experiment("noseg", var)) return {};
   const int64_t pairs = d.N * d.H;
+  // The counts (state_slices.h's segment_count): the planes and the cut's pass run one CTA an SM,
+  // so their grids stay within the device's SMs. (The three-pass experiments keep their own.)
   const auto count_for = [&](int64_t target) { return std::min<int64_t>((target + pairs - 1) / pairs, longest / 8); };
+  const int64_t planes_count = segment_count(pairs, longest, 2, 64, sms), cut_count = segment_count(pairs, longest, 1, 128, sms);
   // REWY_EXPERIMENTS=dcutfb: GDN's decay cut at up to 32 pairs with the default as its fallback
   // where any segment would look back: the two-pass form at up to 16 pairs, the sequential
   // forward (wy_prep beside it) at 17-32.
   if (cut_applies && cfg.segment_form == SegmentForm::Auto && !three_pass && experiment("dcutfb", var) && pairs > 0 &&
       pairs <= 32) {
-    const int64_t cut_count = count_for(128), two_pass_count = pairs <= 16 ? count_for(64) : 1;
+    const int64_t two_pass_count = pairs <= 16 ? planes_count : 1;
     if (cut_count >= 2 && (pairs > 16 || two_pass_count >= 2))
       return {int(cut_count), SegmentForm::DecayCut, int(two_pass_count)};
   }
@@ -485,7 +488,9 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var) {
                       (form == SegmentForm::TwoPass ? experiment("seg2p32", var) : experiment("segscan32p", var));
   const int64_t target = form == SegmentForm::TwoPass || experiment("segscan64", var) ? 64 : 128;
   if (pairs == 0 || pairs > (upto32 ? 32 : 16)) return {};
-  const int64_t count = count_for(target);
+  const int64_t count = form == SegmentForm::TwoPass    ? planes_count
+                        : form == SegmentForm::DecayCut ? cut_count
+                                                        : count_for(target);
   return count >= 2 ? SegmentChoice{int(count), form} : SegmentChoice{};
 }
 
@@ -704,7 +709,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   raise_earlier_errors(dev.index);
   const Stream s = Stream::default_for(dev);
   const Inputs in = contiguous_inputs(in_raw, s);
-  const SegmentChoice seg = scan_segment_choice(cfg, d, variant_id(cfg.variant));
+  const SegmentChoice seg = scan_segment_choice(cfg, d, variant_id(cfg.variant), cuda_sm_count(dev));
   // The decay cut ahead of this forward, its fallback (SegmentChoice::fallback 1): both are
   // launched, the plan's word picks (launch_cut_first).
   const bool cut_first = seg.count > 1 && seg.form == SegmentForm::DecayCut && seg.fallback == 1;
@@ -862,7 +867,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
 // where the default passes run V-slices of 64 over chains of 128-512 chunks; with grad_chunk after
 // the cut's passes, not beside them.)
 static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv, const DeltaParams& p,
-                               const LaunchInfo& li) {
+                               const LaunchInfo& li, int64_t sms) {
   if (cfg.variant != Variant::GDN || sv.policy != Policy::Recompute || d.K != 128 || d.V != 128 || li.maps ||
       p.num_chunks == 0 || p.W || p.Qg || !p.Tbeta || !p.gate_rows || std::min<int>(li.bwd_bv, int(d.V)) % 64 != 0 ||
       cfg.backward_cut_segments == 1)
@@ -874,8 +879,7 @@ static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv
   if (cfg.backward_cut_segments > 1) return cfg.backward_cut_segments;
   const int64_t pairs = d.N * d.H;
   if (!experiment("dcutbwd", kGDN) || pairs == 0 || pairs > 32) return 1;
-  const int64_t count = std::min<int64_t>((128 + pairs - 1) / pairs, longest / 8);
-  return count >= 2 ? int(count) : 1;
+  return int(segment_count(pairs, longest, 1, 128, sms));
 }
 
 // The backward's decay cut over sl: its params from the call's (p: every tensor, count and wait the
@@ -1050,7 +1054,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   if (sv.policy == Policy::Recompute && state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   // The decay cut of the two state passes (backward_cut_choice), its plan's word choosing them or
   // the default ones.
-  const int cut_count = backward_cut_choice(cfg, d, sv, p, li);
+  const int cut_count = backward_cut_choice(cfg, d, sv, p, li, sms);
   DecayCutTensors cut_tensors;
   BackwardCut cut;
   if (cut_count > 1)

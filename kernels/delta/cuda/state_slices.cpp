@@ -80,4 +80,12 @@ StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backw
   return s;
 }
 
+int64_t segment_count(int64_t pairs, int64_t longest, int ctas_per_segment, int64_t target, int64_t sms) {
+  if (pairs <= 0) return 1;
+  int64_t count = std::min<int64_t>((target + pairs - 1) / pairs, longest / 8);
+  const auto ctas = [&](int64_t s) { return pairs * (ctas_per_segment * s - (ctas_per_segment - 1)); };
+  while (count > 1 && ctas(count) > sms) --count;
+  return count >= 2 ? count : 1;
+}
+
 }  // namespace rewy::delta::cuda_impl

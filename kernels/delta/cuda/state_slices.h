@@ -31,4 +31,13 @@ struct StateSlices {
 // the rule, 64 and 128 CTAs, are the H200's measured break-even points and stay as they are).
 StateSlices state_slices(const Config& cfg, int64_t pairs, int64_t V, bool backward, int64_t sms);
 
+// How many segments a sequence the segmented passes whose CTAs run one an SM cut it into (the
+// two-pass form's planes, the decay cut's passes: delta_cuda.cu's scan_segment_choice and
+// backward_cut_choice): segment-head pairs near `target` (ceil(target / pairs): 64 for the planes,
+// 128 for the cut, the measured counts at 16 and 32 pairs), fewer where the grid would pass the
+// device's sms SMs (a second wave of a few CTAs would double the chain), at least 8 chunks a
+// segment (longest: the longest sequence's chunks). ctas_per_segment: 2 for the planes (a
+// sequence's first segment runs one: its map is not formed), 1 for the cut. 1: no segments.
+int64_t segment_count(int64_t pairs, int64_t longest, int ctas_per_segment, int64_t target, int64_t sms);
+
 }  // namespace rewy::delta::cuda_impl

@@ -142,7 +142,8 @@ struct Config {
   // (delta_cuda.cu's scan_segment_choice, with the measurements): the two-pass form at up to 16
   // (sequence, head) pairs, GDN's decay cut (where asked) at up to 32, each with at least 8 chunks
   // a segment; 1: off (the sequential forward); S > 1: S segments wherever it applies (not for
-  // KDA, GDN2, K or V of 64, Save, slices of 16-32).
+  // GDN2, K or V of 64, Save, slices of 16-32; KDA's fused form in the two-pass form alone, where
+  // asked or under REWY_EXPERIMENTS=kseg2p).
   int scan_segments = 0;
   // The segment scan's form. Auto: TwoPass (REWY_EXPERIMENTS=dcut: GDN's DecayCut; segscan:
   // ThreePass). ThreePass: wy_prep, then one pass over every segment forms its end state from zero

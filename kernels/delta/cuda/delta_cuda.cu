@@ -452,8 +452,14 @@ struct SegmentChoice {
   int fallback = 0;
 };
 SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int64_t sms) {
-  if (cfg.policy != Policy::Recompute || !fuses_wu(var) || d.K != 128 || d.V != 128 || cfg.multicast_state_tiles ||
-      (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
+  // KDA's fused form (Config::fuse_kda_forward, wy_prep_split: prep_warps 0) takes the two-pass
+  // form alone: where asked (scan_segments with the form Auto or TwoPass) or, by rule, under
+  // REWY_EXPERIMENTS=kseg2p at up to 32 pairs (its default there runs whole-V or 64-wide chains
+  // of one pass beside wy_prep_split, 32 CTAs). Not yet timed; counted from GDN's planes: about
+  // 1.3-1.4x KDA's forward at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32).
+  const bool kda = var == kKDA && cfg.fuse_kda_forward && cfg.prep_warps == 0;
+  if (cfg.policy != Policy::Recompute || !(fuses_wu(var) || kda) || d.K != 128 || d.V != 128 ||
+      cfg.multicast_state_tiles || (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
     return {};
   if (has_empty_sequence(d)) return {};
   int64_t longest = 0;
@@ -467,6 +473,14 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int
            : cut_applies && experiment("dcut", var) ? SegmentForm::DecayCut
                                                        : SegmentForm::TwoPass;
   if (form == SegmentForm::DecayCut && !cut_applies) return {};
+  if (kda) {  // the two-pass form alone
+    if (cfg.segment_form != SegmentForm::Auto && cfg.segment_form != SegmentForm::TwoPass) return {};
+    if (cfg.scan_segments > 1) return {cfg.scan_segments, SegmentForm::TwoPass};
+    const int64_t pairs = d.N * d.H;
+    if (!experiment("kseg2p", var) || pairs == 0 || pairs > 32) return {};
+    const int64_t count = segment_count(pairs, longest, 2, 64, sms);
+    return count >= 2 ? SegmentChoice{int(count), SegmentForm::TwoPass} : SegmentChoice{};
+  }
   if (cfg.scan_segments > 1)
     return {cfg.scan_segments, form, form == SegmentForm::DecayCut ? std::max(cfg.cut_fallback_segments, 0) : 0};
   if (experiment("noseg", var)) return {};
@@ -648,8 +662,13 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   const int var = variant_id(cfg.variant);
   LaunchInfo li = launch_info(cfg, sl.dims, s, Pass::Forward);
   li.bv = std::max(li.bv, 64);  // the fused forms' whole panels
-  REWY_CHECK(ct.num_chunks > 0 && fused_wu(var, true, false, li.bv) && fused_replay(var, int(d.K), int(d.V), false, true, li.bv),
-             "the segment scan needs DeltaNet's or GDN's fused forward at K = V = 128");
+  // KDA: its fused form (E from 𝒯 Diag(β), K ⊙ Γ and v in the pass; wy_prep_split writes K ⊙ Γ in
+  // W's slot), two-pass form alone (scan_segment_choice).
+  const bool kda = var == kKDA;
+  REWY_CHECK(ct.num_chunks > 0 && (kda ? li.prep_split && d.K == 128 && d.V == 128 && choice.form == SegmentForm::TwoPass
+                                       : fused_wu(var, true, false, li.bv) &&
+                                             fused_replay(var, int(d.K), int(d.V), false, true, li.bv)),
+             "the segment scan needs DeltaNet's or GDN's fused forward at K = V = 128, or KDA's fused form in two passes");
   g_segment_scan_forwards.fetch_add(1, std::memory_order_relaxed);
 
   ForwardResult r;
@@ -657,8 +676,9 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sv.policy = cfg.policy;
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   const bool row_gates = fused_gate(var, true, false, li.bv);
-  // The fused forms read neither W nor U, nor, with the rows' gates, Q̂ or K̄ (forward's rule).
-  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !row_gates, !row_gates, false, false);
+  // The fused forms read neither W nor U, nor, with the rows' gates, Q̂ or K̄ (forward's rule);
+  // KDA's reads Q̂, K̄ and K ⊙ Γ (in W's place), no U.
+  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !row_gates, !row_gates, false, kda);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   DeltaParams p = base_params(sl.dims, in, ct, resolve_scale(cfg, d));
@@ -697,7 +717,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
-  keep_recompute_set(sv, Tbeta, gate_rows);
+  keep_recompute_set(sv, kda ? Tensor() : Tbeta, gate_rows);  // (KDA's replay does not read 𝒯 Diag(β))
   return r;
 }
 

@@ -455,11 +455,14 @@ void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
 // The segment scan's two-pass form (state_fwd's PLANES): every segment's outputs and end state
 // from its own start (z = 0), Y and Φ from the identity (z = 1), the fused forward by column
 // halves at whole-V slices (one CTA an SM).
+// KDA's (KFUSE: E from 𝒯 Diag(β), K ⊙ Γ and v; v taken as 0 in the map plane as the others').
 template <int VAR, int K, int V>
 void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
-  static const std::string name = kname("state_fwd_planes", VAR, K, V, V);
-  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, true>,
-                    StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s, false, 2);
+  constexpr bool kKfuse = VAR == kKDA;
+  static const std::string name = kname(kKfuse ? "state_fwd_planes_kt" : "state_fwd_planes", VAR, K, V, V);
+  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, kKfuse, false, true>,
+                    StateFwdLayout<VAR, K, V, V, true, false, false, false, kKfuse>::total>(name, kStateFwdPhases, p, 1,
+                                                                                            s, false, 2);
 }
 
 // The decay cut's plan (decay_cut_plan_kernel, from k, β and g): the look-back's flags, ticket and
@@ -779,7 +782,22 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
                                    int max_chunks, const SegmentPass* fallback) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
+    if constexpr (VAR == kKDA && K == 128 && V == 128) {
+      // KDA's fused form by the two-pass form: wy_prep_split writing K ⊙ Γ and 𝒯 Diag(β) (p.Tbeta
+      // set), the plane pass (KFUSE), the scan, the correction.
+      REWY_CHECK(p.Tbeta && p.W && !p.U && !p.prep_done && li.prep_split && p.seg_y && p.seg_seq && sc.first_exact &&
+                     !sc.h0 && !p.seg_plan && !fallback,
+                 "KDA's segment scan: the fused form's wy_prep_split and the two-pass form");
+      launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, true);
+      DeltaParams planes = p;
+      planes.ht = sc.L;
+      planes.seg_maps = sc.Phi;
+      launch_state_planes<VAR, K, V>(planes, li.stream);
+      launch_segment_scan<K, V>(sc, li.stream);
+      DeltaParams correct = p;
+      correct.h0 = sc.H_in;
+      launch_segment_correct<K, V>(correct, max_chunks, li.stream);
+    } else if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
       REWY_CHECK(p.Tbeta && !p.prep_done, "the segment scan: the fused forward's wy_prep, not beside the pass");
       REWY_CHECK(!p.seg_y || (p.seg_seq && sc.first_exact && !sc.h0),
                  "the segment scan's two-pass form: seg_seq and first_exact set, no h0 in the scan");
@@ -819,8 +837,8 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       out.ht = nullptr;
       launch_state_fwd<VAR, K, V, BV, true, false>(out, li.stream);
     } else {
-      REWY_FAIL("the segment scan runs DeltaNet's and GDN's fused forward at K = V = 128 and V-slices of 64 or 128, "
-                "not {} at K = {}, V = {}, slices of {}",
+      REWY_FAIL("the segment scan runs DeltaNet's and GDN's fused forward at K = V = 128 and V-slices of 64 or 128 "
+                "(KDA's in two passes at K = V = 128), not {} at K = {}, V = {}, slices of {}",
                 variant_name(VAR), K, V, BV);
     }
   });

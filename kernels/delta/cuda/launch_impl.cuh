@@ -777,6 +777,21 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
 // outputs and L from its own start, first segments from h0; Y and Φ from the identity), the scan
 // (sc.first_exact), then O += Y H_in over every segment but the first of each sequence;
 // max_chunks: the longest segment's chunks.
+// The two-pass form after its wy_prep: the plane pass (each segment's outputs and L from its own
+// start, first segments from h0; Y and Φ from the identity), the scan (a.first_exact), then
+// O += Y H_in over every segment but each sequence's first; longest: the longest segment's chunks.
+template <int VAR, int K, int V>
+void launch_two_pass(const DeltaParams& q, const SegmentScanParams& a, int longest, cudaStream_t s) {
+  DeltaParams planes = q;
+  planes.ht = a.L;
+  planes.seg_maps = a.Phi;
+  launch_state_planes<VAR, K, V>(planes, s);
+  launch_segment_scan<K, V>(a, s);
+  DeltaParams correct = q;
+  correct.h0 = a.H_in;
+  launch_segment_correct<K, V>(correct, longest, s);
+}
+
 template <int VAR>
 void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc,
                                    int max_chunks, const SegmentPass* fallback) {
@@ -789,14 +804,7 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
                      !sc.h0 && !p.seg_plan && !fallback,
                  "KDA's segment scan: the fused form's wy_prep_split and the two-pass form");
       launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, true);
-      DeltaParams planes = p;
-      planes.ht = sc.L;
-      planes.seg_maps = sc.Phi;
-      launch_state_planes<VAR, K, V>(planes, li.stream);
-      launch_segment_scan<K, V>(sc, li.stream);
-      DeltaParams correct = p;
-      correct.h0 = sc.H_in;
-      launch_segment_correct<K, V>(correct, max_chunks, li.stream);
+      launch_two_pass<VAR, K, V>(p, sc, max_chunks, li.stream);
     } else if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
       REWY_CHECK(p.Tbeta && !p.prep_done, "the segment scan: the fused forward's wy_prep, not beside the pass");
       REWY_CHECK(!p.seg_y || (p.seg_seq && sc.first_exact && !sc.h0),
@@ -810,22 +818,12 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       DeltaParams prep = p;
       prep.path_flag = nullptr;  // (both paths read its 𝒯, P and gates)
       launch_prep<VAR, K, V>(prep, li.stream, li.prep_warps, false, false);
-      auto two_pass = [&](const DeltaParams& q, const SegmentScanParams& a, int longest) {
-        DeltaParams planes = q;
-        planes.ht = a.L;
-        planes.seg_maps = a.Phi;
-        launch_state_planes<VAR, K, V>(planes, li.stream);
-        launch_segment_scan<K, V>(a, li.stream);
-        DeltaParams correct = q;
-        correct.h0 = a.H_in;
-        launch_segment_correct<K, V>(correct, longest, li.stream);
-      };
       if (p.seg_plan) {
         if constexpr (VAR == kGDN) launch_decay_cut<VAR, K, V>(p, li.stream);
-        if (fallback) two_pass(fallback->p, fallback->sc, fallback->max_chunks);
+        if (fallback) launch_two_pass<VAR, K, V>(fallback->p, fallback->sc, fallback->max_chunks, li.stream);
         return;
       }
-      if (p.seg_y) return two_pass(p, sc, max_chunks);
+      if (p.seg_y) return launch_two_pass<VAR, K, V>(p, sc, max_chunks, li.stream);
       DeltaParams maps = p;
       maps.h0 = nullptr;
       maps.ht = sc.L;

@@ -509,12 +509,13 @@ TEST(GpuDelta, FusedChannelForward) {
 // segment count, or the sequential forward) too: the fallback runs where a segment would look
 // back (the short sequences, weak decay), the cut's pass where none does (the long sequence at the
 // benchmark's gates), and decay_cut_fell_back() says which ran, checked against the CPU plan.
-// KDA's fused form (E from 𝒯 Diag(β), K ⊙ Γ and v in the pass) by the two-pass form the same way.
+// KDA's and GDN2's fused forms (E from 𝒯 Diag(β), K ⊙ Γ and v in the pass; from 𝒯, Y_W and Y_U) by
+// the two-pass form the same way.
 TEST(GpuDelta, SegmentScanForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
-  for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA}) {
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
     std::vector<RandomSpec> specs = {two_sequences(variant, 4, 128, 128, seed)};
     if (small_run()) {
       specs[0].T = 130, specs[0].H = 2, specs[0].seqlens = {70, 60};
@@ -540,7 +541,8 @@ TEST(GpuDelta, SegmentScanForward) {
       int combo = 0;
       for (SegmentForm form : {SegmentForm::ThreePass, SegmentForm::TwoPass, SegmentForm::DecayCut}) {
         if (form == SegmentForm::DecayCut && variant != Variant::GDN) continue;  // (GDN's alone)
-        if (form != SegmentForm::TwoPass && variant == Variant::KDA) continue;    // (KDA's: two passes alone)
+        const bool channel = variant == Variant::KDA || variant == Variant::GDN2;
+        if (form != SegmentForm::TwoPass && channel) continue;  // (KDA's and GDN2's: two passes alone)
         if (form != SegmentForm::DecayCut && sp.gates == Gates::Uniform) continue;
         for (int segments : {2, 3, 5})
           for (int slice : {64, 128, 0, -1}) {  // the decay cut with its fallback: 0 two passes, -1 sequential

@@ -1395,8 +1395,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
                          !KFUSE),
                 "MAP: the fused replay's step, Φ a K×K state");
   static_assert(!PLANES || (kFused && OUTPUT && !STORE && FHALF && BV == V && K == V && !CLUSTER && !SGATE && !BESIDE &&
-                            (!KFUSE || VAR == kKDA) && !MAP),
-                "PLANES: the fused forward by column halves at whole-V slices (KDA's KFUSE too), Φ a K×K state");
+                            !MAP),
+                "PLANES: the fused forward by column halves at whole-V slices (KFUSE's too), Φ a K×K state");
   static_assert(!WARM || (kFused && ((OUTPUT && !STORE && FHALF) || (!OUTPUT && STORE && !FHALF)) && BV == V && !CLUSTER &&
                           !SGATE && !BESIDE && !KFUSE && !MAP && !PLANES),
                 "WARM: the fused forward by column halves, or the fused replay, at whole-V slices");

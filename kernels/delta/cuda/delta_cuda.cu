@@ -452,13 +452,14 @@ struct SegmentChoice {
   int fallback = 0;
 };
 SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int64_t sms) {
-  // KDA's fused form (Config::fuse_kda_forward, wy_prep_split: prep_warps 0) takes the two-pass
-  // form alone: where asked (scan_segments with the form Auto or TwoPass) or, by rule, under
-  // REWY_EXPERIMENTS=kseg2p at up to 32 pairs (its default there runs whole-V or 64-wide chains
-  // of one pass beside wy_prep_split, 32 CTAs). Not yet timed; counted from GDN's planes: about
-  // 1.3-1.4x KDA's forward at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32).
-  const bool kda = var == kKDA && cfg.fuse_kda_forward && cfg.prep_warps == 0;
-  if (cfg.policy != Policy::Recompute || !(fuses_wu(var) || kda) || d.K != 128 || d.V != 128 ||
+  // KDA's fused form (Config::fuse_kda_forward, wy_prep_split: prep_warps 0), and GDN2's (the
+  // g2fuse form: E = 𝒯 (Y_U − Y_W H)), take the two-pass form alone: where asked (scan_segments
+  // with the form Auto or TwoPass) or, by rule, under REWY_EXPERIMENTS=kseg2p at up to 32 pairs
+  // (their default there runs whole-V or 64-wide chains of one pass beside wy_prep_split, 32
+  // CTAs). Not yet timed; counted from GDN's planes: about 1.3-1.4x KDA's forward at (2, 8192, 16),
+  // (1, 16384, 16), (1, 32768, 32).
+  const bool channel = ((var == kKDA && cfg.fuse_kda_forward) || var == kGDN2) && cfg.prep_warps == 0;
+  if (cfg.policy != Policy::Recompute || !(fuses_wu(var) || channel) || d.K != 128 || d.V != 128 ||
       cfg.multicast_state_tiles || (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
     return {};
   if (has_empty_sequence(d)) return {};
@@ -473,7 +474,7 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int
            : cut_applies && experiment("dcut", var) ? SegmentForm::DecayCut
                                                        : SegmentForm::TwoPass;
   if (form == SegmentForm::DecayCut && !cut_applies) return {};
-  if (kda) {  // the two-pass form alone
+  if (channel) {  // the two-pass form alone
     if (cfg.segment_form != SegmentForm::Auto && cfg.segment_form != SegmentForm::TwoPass) return {};
     if (cfg.scan_segments > 1) return {cfg.scan_segments, SegmentForm::TwoPass};
     const int64_t pairs = d.N * d.H;
@@ -662,13 +663,15 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   const int var = variant_id(cfg.variant);
   LaunchInfo li = launch_info(cfg, sl.dims, s, Pass::Forward);
   li.bv = std::max(li.bv, 64);  // the fused forms' whole panels
-  // KDA: its fused form (E from 𝒯 Diag(β), K ⊙ Γ and v in the pass; wy_prep_split writes K ⊙ Γ in
-  // W's slot), two-pass form alone (scan_segment_choice).
-  const bool kda = var == kKDA;
-  REWY_CHECK(ct.num_chunks > 0 && (kda ? li.prep_split && d.K == 128 && d.V == 128 && choice.form == SegmentForm::TwoPass
+  // KDA and GDN2: their fused form (E from 𝒯 Diag(β), K ⊙ Γ and v in the pass, wy_prep_split
+  // writing K ⊙ Γ in W's slot; GDN2's from 𝒯, Y_W and Y_U, in W's and U's), the two-pass form alone
+  // (scan_segment_choice).
+  const bool kda = var == kKDA, gdn2 = var == kGDN2;
+  REWY_CHECK(ct.num_chunks > 0 && (kda || gdn2 ? li.prep_split && d.K == 128 && d.V == 128 && choice.form == SegmentForm::TwoPass
                                        : fused_wu(var, true, false, li.bv) &&
                                              fused_replay(var, int(d.K), int(d.V), false, true, li.bv)),
-             "the segment scan needs DeltaNet's or GDN's fused forward at K = V = 128, or KDA's fused form in two passes");
+             "the segment scan needs DeltaNet's or GDN's fused forward at K = V = 128, or KDA's or GDN2's fused form in "
+             "two passes");
   g_segment_scan_forwards.fetch_add(1, std::memory_order_relaxed);
 
   ForwardResult r;
@@ -677,16 +680,17 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   sv.Tinv = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   const bool row_gates = fused_gate(var, true, false, li.bv);
   // The fused forms read neither W nor U, nor, with the rows' gates, Q̂ or K̄ (forward's rule);
-  // KDA's reads Q̂, K̄ and K ⊙ Γ (in W's place), no U.
-  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !row_gates, !row_gates, false, kda);
+  // KDA's reads Q̂, K̄ and K ⊙ Γ (in W's place), no U; GDN2's Y_W and Y_U in W's and U's.
+  allocate_intermediates(sv, cfg, d, ct, false, in, dev, s, !row_gates, !row_gates, gdn2, kda || gdn2);
   r.o = Tensor::empty({d.B, d.T, d.H, d.V}, DType::BF16, dev, &s);
   if (cfg.output_final_state) r.ht = Tensor::empty({d.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   DeltaParams p = base_params(sl.dims, in, ct, resolve_scale(cfg, d));
   bind_intermediates(p, sv);
   p.o = ptr<bf16_t>(r.o);
   p.error_flag = error_words(dev.index).device;
-  const Tensor Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  p.Tbeta = ptr<bf16_t>(Tbeta);
+  // (GDN2's pass reads 𝒯 in 𝒯 Diag(β)'s place: its β is in Y_W and Y_U.)
+  const Tensor Tbeta = gdn2 ? Tensor() : Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+  p.Tbeta = gdn2 ? p.Tinv : ptr<bf16_t>(Tbeta);
   Tensor gate_rows;
   if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
 
@@ -717,7 +721,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
-  keep_recompute_set(sv, kda ? Tensor() : Tbeta, gate_rows);  // (KDA's replay does not read 𝒯 Diag(β))
+  keep_recompute_set(sv, kda || gdn2 ? Tensor() : Tbeta, gate_rows);  // (their replay does not read 𝒯 Diag(β))
   return r;
 }
 

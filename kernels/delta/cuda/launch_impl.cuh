@@ -455,10 +455,11 @@ void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
 // The segment scan's two-pass form (state_fwd's PLANES): every segment's outputs and end state
 // from its own start (z = 0), Y and Φ from the identity (z = 1), the fused forward by column
 // halves at whole-V slices (one CTA an SM).
-// KDA's (KFUSE: E from 𝒯 Diag(β), K ⊙ Γ and v; v taken as 0 in the map plane as the others').
+// KDA's and GDN2's in their fused form (KFUSE: E from 𝒯 Diag(β), K ⊙ Γ and v, or from 𝒯, Y_W and
+// Y_U; v or Y_U taken as 0 in the map plane as v is in the others').
 template <int VAR, int K, int V>
 void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
-  constexpr bool kKfuse = VAR == kKDA;
+  constexpr bool kKfuse = VT<VAR>::vec_gate;
   static const std::string name = kname(kKfuse ? "state_fwd_planes_kt" : "state_fwd_planes", VAR, K, V, V);
   launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, kKfuse, false, true>,
                     StateFwdLayout<VAR, K, V, V, true, false, false, false, kKfuse>::total>(name, kStateFwdPhases, p, 1,
@@ -797,12 +798,14 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
                                    int max_chunks, const SegmentPass* fallback) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    if constexpr (VAR == kKDA && K == 128 && V == 128) {
-      // KDA's fused form by the two-pass form: wy_prep_split writing K ⊙ Γ and 𝒯 Diag(β) (p.Tbeta
-      // set), the plane pass (KFUSE), the scan, the correction.
-      REWY_CHECK(p.Tbeta && p.W && !p.U && !p.prep_done && li.prep_split && p.seg_y && p.seg_seq && sc.first_exact &&
+    if constexpr (VT<VAR>::vec_gate && K == 128 && V == 128) {
+      // KDA's and GDN2's fused form by the two-pass form: wy_prep_split writing K ⊙ Γ and 𝒯 Diag(β)
+      // (KDA), or Y_W and Y_U with p.Tbeta at 𝒯 (GDN2), the plane pass (KFUSE), the scan, the
+      // correction.
+      const bool operands = VAR == kKDA ? p.W && !p.U && p.Tbeta != p.Tinv : p.W && p.U && p.Tbeta == p.Tinv;
+      REWY_CHECK(p.Tbeta && operands && !p.prep_done && li.prep_split && p.seg_y && p.seg_seq && sc.first_exact &&
                      !sc.h0 && !p.seg_plan && !fallback,
-                 "KDA's segment scan: the fused form's wy_prep_split and the two-pass form");
+                 "{}'s segment scan: the fused form's wy_prep_split and the two-pass form", variant_name(VAR));
       launch_prep<VAR, K, V>(p, li.stream, li.prep_warps, false, true);
       launch_two_pass<VAR, K, V>(p, sc, max_chunks, li.stream);
     } else if constexpr (fused_replay(VAR, K, V, false, true, V) && fused_wu(VAR, true, false, BV)) {
@@ -836,7 +839,7 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       launch_state_fwd<VAR, K, V, BV, true, false>(out, li.stream);
     } else {
       REWY_FAIL("the segment scan runs DeltaNet's and GDN's fused forward at K = V = 128 and V-slices of 64 or 128 "
-                "(KDA's in two passes at K = V = 128), not {} at K = {}, V = {}, slices of {}",
+                "(KDA's and GDN2's in two passes at K = V = 128), not {} at K = {}, V = {}, slices of {}",
                 variant_name(VAR), K, V, BV);
     }
   });

@@ -90,7 +90,7 @@ rewy_device_build() {
 # keeps 𝒯 Diag(β) for the replay, a path their explicit slices never meet, and the segment scan's
 # forward, which runs only where asked; GDN's the backward's decay cut, the same; KDA's and GDN2's their
 # fused forward, which check_variant meets only where wy_prep does not run beside, and their two-pass
-# form in the segment scan's test); with "cases", also the
+# form, which runs only where asked); with "cases", also the
 # channel-gate and misaligned-view cases that every variant's kernels meet. (GpuDelta.
 # EmptySequenceTakesTheSequentialPasses, not yet run on a device, is run apart until it has passed.)
 rewy_gpu_test_filter() {
@@ -100,7 +100,7 @@ rewy_gpu_test_filter() {
   [[ ",$1," == *,deltanet,* || ",$1," == *,gdn,* ]] &&
     tests+=(GpuDelta.UnfusedForwardKeepsTbetaForReplay GpuDelta.SegmentScanForward)
   [[ ",$1," == *,gdn,* ]] && tests+=(GpuDelta.DecayCutBackward)
-  [[ ",$1," == *,kda,* || ",$1," == *,gdn2,* ]] && tests+=(GpuDelta.FusedChannelForward GpuDelta.SegmentScanForward)
+  [[ ",$1," == *,kda,* || ",$1," == *,gdn2,* ]] && tests+=(GpuDelta.FusedChannelForward GpuDelta.ChannelGateTwoPassForward)
   [ "${2:-}" = cases ] && tests+=(GpuDelta.ChannelGatesRealisticAndOutOfRange GpuDelta.MisalignedInputViews)
   local IFS=:
   echo "${tests[*]}"

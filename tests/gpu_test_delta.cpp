@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <future>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -510,12 +511,11 @@ TEST(GpuDelta, FusedChannelForward) {
 // back (the short sequences, weak decay), the cut's pass where none does (the long sequence at the
 // benchmark's gates), and decay_cut_fell_back() says which ran, checked against the CPU plan.
 // KDA's and GDN2's fused forms (E from 𝒯 Diag(β), K ⊙ Γ and v in the pass; from 𝒯, Y_W and Y_U) by
-// the two-pass form the same way.
-TEST(GpuDelta, SegmentScanForward) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+// the two-pass form the same way (their own test: ChannelGateTwoPassForward).
+void check_segment_scan_forward(std::initializer_list<Variant> variants) {
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
-  for (Variant variant : {Variant::DeltaNet, Variant::GDN, Variant::KDA, Variant::GDN2}) {
+  for (Variant variant : variants) {
     std::vector<RandomSpec> specs = {two_sequences(variant, 4, 128, 128, seed)};
     if (small_run()) {
       specs[0].T = 130, specs[0].H = 2, specs[0].seqlens = {70, 60};
@@ -606,6 +606,15 @@ TEST(GpuDelta, SegmentScanForward) {
     }
   }
   set_allocation_poisoning(false);
+}
+
+TEST(GpuDelta, SegmentScanForward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  check_segment_scan_forward({Variant::DeltaNet, Variant::GDN});
+}
+TEST(GpuDelta, ChannelGateTwoPassForward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  check_segment_scan_forward({Variant::KDA, Variant::GDN2});
 }
 
 // GDN's Recompute backward by the decay cut (Config::backward_cut_segments): the plan's starts and

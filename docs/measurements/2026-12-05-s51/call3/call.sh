@@ -3,8 +3,8 @@
 # GDN2's few-pair Recompute forward by the two-pass form (experiment kseg2p: wy_prep_split in the
 # fused mode, K ⊙ Γ and 𝒯 Diag(β) for KDA, Y_W and Y_U for GDN2, the plane pass in their fused
 # form, the scan, the correction; at up to 32 pairs) against the default (the pass beside
-# wy_prep_split) at shapes 2, 3, 5; their tests (SegmentScanForward runs their two-pass form at 2,
-# 3, 5 segments) and both sanitizers under it; their FLA table with it where it wins (judged by the
+# wy_prep_split) at shapes 2, 3, 5; their tests (ChannelGateTwoPassForward runs their two-pass
+# form at 2, 3, 5 segments) and both sanitizers under it; their FLA table with it where it wins (judged by the
 # forward), then the kernels at shape 3.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." || exit 2

@@ -491,6 +491,22 @@ TEST(GpuDelta, FusedChannelForward) {
   set_allocation_poisoning(false);
 }
 
+// The decay cut's path by the CPU plan at the fallback's reach, over `segments` segments a
+// sequence (chunks of 64): 1 where a segment finds no cut back in time (decay_cut_starts) or, with
+// `ends`, forward (decay_cut_ends), the fallback's path; else 0, the cut's.
+int cpu_cut_falls_back(const Config& cfg, const RandomCase& c, int segments, bool ends) {
+  const Dims dims = check_inputs(cfg, c.in);
+  const std::vector<double> bounds =
+      chunk_decay_bounds(c.in.k.to(DType::F32), c.in.beta.to(DType::F32), c.in.g.to(DType::F32), dims, 64);
+  const SegmentLayout sl = segment_layout(dims, 64, segments);
+  const double tol = std::log(0x1p-30);
+  const std::vector<int64_t> starts = decay_cut_starts(bounds, sl, dims.H, 64, tol, kCutReachWithFallback);
+  if (std::count(starts.begin(), starts.end(), kLookBack) > 0) return 1;
+  if (!ends) return 0;
+  const std::vector<int64_t> stops = decay_cut_ends(bounds, sl, dims.H, 64, tol, kCutReachWithFallback);
+  return std::count(stops.begin(), stops.end(), kLookForward) > 0 ? 1 : 0;
+}
+
 // The forward by the segment scan (Config::scan_segments; kernels/delta/segments.h): wy_prep, the
 // map pass (each segment's end state from zero and its map from the identity), the scan over
 // segments, then the output pass of every segment from its start. DeltaNet and GDN at K = V = 128:
@@ -576,12 +592,7 @@ void check_segment_scan_forward(std::initializer_list<Variant> variants) {
             if (cut) {  // the path the device took, against the CPU plan's look-backs (decay_cut_starts)
               int expected = -1;
               if (fallback) {
-                const Dims dims = check_inputs(cfg, c.in);
-                const std::vector<double> bounds = chunk_decay_bounds(c.in.k.to(DType::F32), c.in.beta.to(DType::F32),
-                                                                      c.in.g.to(DType::F32), dims, 64);
-                const std::vector<int64_t> starts = decay_cut_starts(bounds, segment_layout(dims, 64, segments), sp.H, 64,
-                                                                     std::log(0x1p-30), kCutReachWithFallback);
-                expected = std::count(starts.begin(), starts.end(), kLookBack) > 0 ? 1 : 0;
+                expected = cpu_cut_falls_back(cfg, c, segments, false);
               }
               EXPECT_EQ(decay_cut_fell_back(), expected) << line << ": 1 the fallback ran, 0 the cut's pass, -1 none";
             }
@@ -673,17 +684,7 @@ TEST(GpuDelta, DecayCutBackward) {
           EXPECT_EQ(decay_cut_backwards(), before + 1) << "the backward's decay cut did not run at " << segments
                                                        << " segments, slices of " << slice;
           // The path the device took, against the CPU plan (either walk without a cut: the default passes).
-          const Dims dims = check_inputs(cfg, c.in);
-          const std::vector<double> bounds =
-              chunk_decay_bounds(c.in.k.to(DType::F32), c.in.beta.to(DType::F32), c.in.g.to(DType::F32), dims, 64);
-          const SegmentLayout sl = segment_layout(dims, 64, segments);
-          const std::vector<int64_t> starts =
-              decay_cut_starts(bounds, sl, sp.H, 64, std::log(0x1p-30), kCutReachWithFallback);
-          const std::vector<int64_t> ends = decay_cut_ends(bounds, sl, sp.H, 64, std::log(0x1p-30), kCutReachWithFallback);
-          const int expected = std::count(starts.begin(), starts.end(), kLookBack) > 0 ||
-                                       std::count(ends.begin(), ends.end(), kLookForward) > 0
-                                   ? 1
-                                   : 0;
+          const int expected = cpu_cut_falls_back(cfg, c, segments, true);
           ++paths[expected];
           std::string line = fmt::format("GDN T={:4d} K=128 V=128 {}{} {:8s} BV={:<3d} {} segments{}, {}", sp.T,
                                          sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", name(cfg.backward),

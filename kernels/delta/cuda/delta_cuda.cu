@@ -359,13 +359,20 @@ std::atomic<int64_t> g_segment_scan_forwards{0};
 std::atomic<int64_t> g_two_pass_segment_forwards{0};
 std::atomic<int64_t> g_decay_cut_forwards{0};
 // The last decay cut with a fallback: its flags and the look-back word's place (decay_cut_fell_back).
-std::mutex g_last_cut_mutex;
-Tensor g_last_cut_flags;
-int64_t g_last_cut_word = 0;
 // ... and the backward's (decay_cut_backward_fell_back).
+struct LastCut {
+  Tensor flags;  // undefined: none had a fallback
+  int64_t word = 0;
+};
+std::mutex g_last_cut_mutex;
+LastCut g_last_cut, g_last_bwd_cut;
 std::atomic<int64_t> g_decay_cut_backwards{0};
-Tensor g_last_bwd_cut_flags;
-int64_t g_last_bwd_cut_word = 0;
+// 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
+int fell_back(const LastCut& cut) {
+  std::lock_guard<std::mutex> g(g_last_cut_mutex);
+  if (!cut.flags.defined()) return -1;
+  return cut.flags.to(cpu()).data<int>()[cut.word] != 0 ? 1 : 0;
+}
 
 // The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
 // state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
@@ -444,6 +451,12 @@ static bool has_empty_sequence(const Dims& d) {
     if (d.seq_start[n + 1] == d.seq_start[n]) return true;
   return false;
 }
+// The longest sequence of d, in chunks (the segment counts' bound: at least 8 chunks a segment).
+static int64_t longest_chunks(const Dims& d) {
+  int64_t longest = 0;
+  for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
+  return longest;
+}
 struct SegmentChoice {
   int count = 1;  // segments a sequence (1: no segment scan)
   SegmentForm form = SegmentForm::ThreePass;
@@ -462,10 +475,8 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int
   if (cfg.policy != Policy::Recompute || !(fuses_wu(var) || channel) || d.K != 128 || d.V != 128 ||
       cfg.multicast_state_tiles || (cfg.state_slice != 0 && cfg.state_slice < 64) || cfg.scan_segments == 1)
     return {};
-  if (has_empty_sequence(d)) return {};
-  int64_t longest = 0;
-  for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
-  if (longest < 2) return {};
+  const int64_t longest = longest_chunks(d);
+  if (has_empty_sequence(d) || longest < 2) return {};
   const bool cut_applies = var == kGDN;
   const bool three_pass = experiment("segscan", var) || experiment("segscan64", var) || experiment("segscan32p", var);
   SegmentForm form = cfg.segment_form;
@@ -577,33 +588,42 @@ struct DecayCutTensors {
   Tensor plan, seg_end, seg_flags, index;
   Tensor stop;  // (the backward's)
 };
-static DecayCutTensors bind_decay_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, const Tensor& ht, bool fallback,
-                               Device dev, const Stream& s) {
+// What the forward's and the backward's cut share: the plan [segments, H], the flags (kSegWords
+// words after one a segment and head), the segment index (its last-segment flags, first
+// segments' sequences, owners and first segments), the tolerance, the reach, and with a fallback
+// the plan's word as p's path (value 0); `last` records the word for the fell-back queries.
+static void bind_cut_plan(DeltaParams& p, const SegmentLayout& sl, const Dims& d, bool fallback, DecayCutTensors& t,
+                          LastCut& last, Device dev, const Stream& s) {
   const int64_t segs = sl.dims.N;
-  DecayCutTensors t;
   t.plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
-  t.seg_end = Tensor::empty({segs, d.H, d.K, d.V}, DType::F32, dev, &s);
   t.seg_flags = Tensor::empty({segs * d.H + kSegWords}, DType::I32, dev, &s);
   t.index = segment_index(sl.seg_first, dev, s);
   const int* const seg_last = ptr<int>(t.index) + (d.N + 1);  // the index's arrays (segment_index)
   p.decay_log_tolerance = float(std::log(0x1p-30));  // below fp32 rounding of the state (Config::segment_form)
   p.cut_reach = fallback ? int(kCutReachWithFallback) : 0;
   p.seg_plan = ptr<int>(t.plan);
-  p.seg_end = ptr<float>(t.seg_end);
   p.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(t.seg_flags));
-  p.pass_wait_ns = pass_wait_ns();
-  p.seg_last = seg_last;  // (its last segment writes the final state)
+  p.seg_last = seg_last;  // (its last segment writes the final state, or starts from dht)
+  p.seg_seq = seg_last + segs;
   p.seg_owner = seg_last + 2 * segs;
   p.seg_lead = seg_last + 3 * segs;
-  p.ht = ptr<float>(ht);
   if (fallback) {
     p.path_flag = p.seg_flags + segs * d.H + kLookedBack;
     p.path_value = 0;
   }
-  g_decay_cut_forwards.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
-  g_last_cut_flags = fallback ? t.seg_flags : Tensor();
-  g_last_cut_word = segs * d.H + kLookedBack;
+  last.flags = fallback ? t.seg_flags : Tensor();
+  last.word = segs * d.H + kLookedBack;
+}
+static DecayCutTensors bind_decay_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, const Tensor& ht, bool fallback,
+                               Device dev, const Stream& s) {
+  DecayCutTensors t;
+  bind_cut_plan(p, sl, d, fallback, t, g_last_cut, dev, s);
+  t.seg_end = Tensor::empty({sl.dims.N, d.H, d.K, d.V}, DType::F32, dev, &s);
+  p.seg_end = ptr<float>(t.seg_end);
+  p.pass_wait_ns = pass_wait_ns();
+  p.ht = ptr<float>(ht);
+  g_decay_cut_forwards.fetch_add(1, std::memory_order_relaxed);
   return t;
 }
 
@@ -896,10 +916,8 @@ static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv
       p.num_chunks == 0 || p.W || p.Qg || !p.Tbeta || !p.gate_rows || std::min<int>(li.bwd_bv, int(d.V)) % 64 != 0 ||
       cfg.backward_cut_segments == 1)
     return 1;
-  if (has_empty_sequence(d)) return 1;
-  int64_t longest = 0;
-  for (int64_t n = 0; n < d.N; ++n) longest = std::max(longest, (d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk);
-  if (longest < 2) return 1;
+  const int64_t longest = longest_chunks(d);
+  if (has_empty_sequence(d) || longest < 2) return 1;
   if (cfg.backward_cut_segments > 1) return cfg.backward_cut_segments;
   const int64_t pairs = d.N * d.H;
   if (!experiment("dcutbwd", kGDN) || pairs == 0 || pairs > 32) return 1;
@@ -911,37 +929,20 @@ static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv
 // value 1. replay_slices, bwd_slices: the default passes' V-slices (the cut's count weights).
 static BackwardCut bind_backward_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, int replay_slices,
                                      int bwd_slices, DecayCutTensors& t, Device dev, const Stream& s) {
-  const int64_t segs = sl.dims.N;
   const ChunkTable ct = make_chunk_table(sl.dims, dev, s);
-  t.plan = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
-  t.stop = Tensor::empty({segs, d.H}, DType::I32, dev, &s);
-  t.seg_flags = Tensor::empty({segs * d.H + kSegWords}, DType::I32, dev, &s);
-  t.index = segment_index(sl.seg_first, dev, s);
-  const int* const seg_last = ptr<int>(t.index) + (d.N + 1);  // the index's arrays (segment_index)
   BackwardCut cut;
   DeltaParams& c = cut.p;
   c = p;
   c.num_seqs = ct.num_seqs;
   c.seq_chunk = ptr<int>(ct.seq_chunk);
-  c.decay_log_tolerance = float(std::log(0x1p-30));  // (the forward's)
-  c.cut_reach = int(kCutReachWithFallback);
-  c.seg_plan = ptr<int>(t.plan);
+  bind_cut_plan(c, sl, d, true, t, g_last_bwd_cut, dev, s);
+  t.stop = Tensor::empty({sl.dims.N, d.H}, DType::I32, dev, &s);
   c.seg_stop = ptr<int>(t.stop);
-  c.seg_flags = reinterpret_cast<unsigned*>(ptr<int>(t.seg_flags));
-  c.seg_last = seg_last;
-  c.seg_seq = seg_last + segs;
-  c.seg_owner = seg_last + 2 * segs;
-  c.seg_lead = seg_last + 3 * segs;
-  c.path_flag = c.seg_flags + segs * d.H + kLookedBack;
-  c.path_value = 0;
   p.path_flag = c.path_flag;
   p.path_value = 1;
   cut.replay_weight = unsigned(replay_slices);
   cut.bwd_weight = unsigned(bwd_slices);
   g_decay_cut_backwards.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> g(g_last_cut_mutex);
-  g_last_bwd_cut_flags = t.seg_flags;
-  g_last_bwd_cut_word = segs * d.H + kLookedBack;
   return cut;
 }
 
@@ -1105,16 +1106,8 @@ int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::mem
 int64_t segment_scan_forwards() { return g_segment_scan_forwards.load(std::memory_order_relaxed); }
 int64_t two_pass_segment_forwards() { return g_two_pass_segment_forwards.load(std::memory_order_relaxed); }
 int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_order_relaxed); }
-int decay_cut_fell_back() {
-  std::lock_guard<std::mutex> g(g_last_cut_mutex);
-  if (!g_last_cut_flags.defined()) return -1;
-  return g_last_cut_flags.to(cpu()).data<int>()[g_last_cut_word] != 0 ? 1 : 0;
-}
+int decay_cut_fell_back() { return fell_back(g_last_cut); }
 int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
-int decay_cut_backward_fell_back() {
-  std::lock_guard<std::mutex> g(g_last_cut_mutex);
-  if (!g_last_bwd_cut_flags.defined()) return -1;
-  return g_last_bwd_cut_flags.to(cpu()).data<int>()[g_last_bwd_cut_word] != 0 ? 1 : 0;
-}
+int decay_cut_backward_fell_back() { return fell_back(g_last_bwd_cut); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -709,8 +709,8 @@ TEST(GpuDelta, DecayCutBackward) {
 // rule would apply): no segmented form runs, asked for or by rule, nor the backward's decay cut (an
 // empty sequence has no segment to carry its h0 to ht, nor dht to its ∂h0), and every output and
 // gradient, the empty sequence's ht = h0 and ∂h0 = dht among them, is within the bf16 twin's bar.
-// DeltaNet and GDN at K = V = 128, the rule's defaults and each form asked for; KDA and GDN2 (no
-// segmented forms) at their defaults, whose state passes meet the empty sequence too.
+// DeltaNet and GDN at K = V = 128, the rule's defaults and each form asked for; KDA and GDN2 at
+// their defaults and their two-pass form asked for (their one segmented form).
 TEST(GpuDelta, EmptySequenceTakesTheSequentialPasses) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -726,9 +726,9 @@ TEST(GpuDelta, EmptySequenceTakesTheSequentialPasses) {
     auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
     const RandomCase dev = to_cuda(c, cuda(0));
     const CpuReference ref = ref_future.get();
-    const bool scalar = variant == Variant::DeltaNet || variant == Variant::GDN;  // (the segmented forms' variants)
+    const bool scalar = variant == Variant::DeltaNet || variant == Variant::GDN;  // (KDA's and GDN2's: two passes alone)
     for (SegmentForm form : {SegmentForm::Auto, SegmentForm::ThreePass, SegmentForm::TwoPass, SegmentForm::DecayCut}) {
-      if ((form == SegmentForm::DecayCut && variant != Variant::GDN) || (!scalar && form != SegmentForm::Auto)) continue;
+      if ((form == SegmentForm::DecayCut && variant != Variant::GDN) || (!scalar && form == SegmentForm::ThreePass)) continue;
       Config cfg;
       cfg.variant = variant;
       cfg.segment_form = form;

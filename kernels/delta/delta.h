@@ -141,8 +141,8 @@ struct Config {
   // (fewer where it has fewer chunks) whose passes run side by side. 0: the count by rule
   // (delta_cuda.cu's scan_segment_choice, with the measurements): the two-pass form at up to 16
   // (sequence, head) pairs, GDN's decay cut (where asked) at up to 32, each with at least 8 chunks
-  // a segment; 1: off (the sequential forward); S > 1: S segments wherever it applies (not for
-  // GDN2, K or V of 64, Save, slices of 16-32; KDA's fused form in the two-pass form alone, where
+  // a segment; 1: off (the sequential forward); S > 1: S segments wherever it applies (not for K
+  // or V of 64, Save, slices of 16-32; KDA's fused form and GDN2 in the two-pass form alone, where
   // asked or under REWY_EXPERIMENTS=kseg2p).
   int scan_segments = 0;
   // The segment scan's form. Auto: TwoPass (REWY_EXPERIMENTS=dcut: GDN's DecayCut; segscan:

@@ -410,7 +410,8 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 
 // Config::scan_segments: how many segments the forward cuts each sequence into (1: none). Where
 // it applies: the Recompute forward of DeltaNet and GDN at K = V = 128 whose passes can take
-// V-slices of 64 or 128 (the fused forms the map pass and the scan build on). With count 0 the
+// V-slices of 64 or 128 (the fused forms the map pass and the scan build on), and KDA's fused form
+// and GDN2's in the two-pass form alone (below, at the function's start). With count 0 the
 // rule picks by form (Config::segment_form, else the two-pass form):
 // - The two-pass form (DeltaNet's and GDN's default): its plane pass runs about 2 S CTAs a pair
 //   (the first segments' second plane is not run), one an SM, so segment-head pairs near 64, at

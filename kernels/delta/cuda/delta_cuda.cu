@@ -587,7 +587,8 @@ static bool replay_forms_no_w(const Config& cfg, const Dims& d, const LaunchInfo
 // takes the fallback) and the plan's word as p's path (value 0).
 struct DecayCutTensors {
   Tensor plan, seg_end, seg_flags, index;
-  Tensor stop;  // (the backward's)
+  Tensor stop;        // (the backward's)
+  Tensor seq_chunk;   // (the backward's: its segments' chunk table, held while its launches may read it)
 };
 // What the forward's and the backward's cut share: the plan [segments, H], the flags (kSegWords
 // words after one a segment and head), the segment index (its last-segment flags, first
@@ -936,6 +937,7 @@ static BackwardCut bind_backward_cut(DeltaParams& p, const SegmentLayout& sl, co
   c = p;
   c.num_seqs = ct.num_seqs;
   c.seq_chunk = ptr<int>(ct.seq_chunk);
+  t.seq_chunk = ct.seq_chunk;  // (the layout cache alone would hold it after this returns)
   bind_cut_plan(c, sl, d, true, t, g_last_bwd_cut, dev, s);
   t.stop = Tensor::empty({sl.dims.N, d.H}, DType::I32, dev, &s);
   c.seg_stop = ptr<int>(t.stop);

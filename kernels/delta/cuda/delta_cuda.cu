@@ -365,7 +365,13 @@ struct LastCut {
   int64_t word = 0;
 };
 std::mutex g_last_cut_mutex;
-LastCut g_last_cut, g_last_bwd_cut;
+// Function-local, so built after the device allocator (at the first cut, whose inputs are on the
+// device already) and destroyed before it: a namespace-scope LastCut outlived the allocator and crashed the process at
+// exit (exit 139 after every test had passed).
+LastCut& last_cut(bool backward) {
+  static LastCut forward_cut, backward_cut;
+  return backward ? backward_cut : forward_cut;
+}
 std::atomic<int64_t> g_decay_cut_backwards{0};
 // 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
 int fell_back(const LastCut& cut) {
@@ -620,7 +626,7 @@ static void bind_cut_plan(DeltaParams& p, const SegmentLayout& sl, const Dims& d
 static DecayCutTensors bind_decay_cut(DeltaParams& p, const SegmentLayout& sl, const Dims& d, const Tensor& ht, bool fallback,
                                Device dev, const Stream& s) {
   DecayCutTensors t;
-  bind_cut_plan(p, sl, d, fallback, t, g_last_cut, dev, s);
+  bind_cut_plan(p, sl, d, fallback, t, last_cut(false), dev, s);
   t.seg_end = Tensor::empty({sl.dims.N, d.H, d.K, d.V}, DType::F32, dev, &s);
   p.seg_end = ptr<float>(t.seg_end);
   p.pass_wait_ns = pass_wait_ns();
@@ -938,7 +944,7 @@ static BackwardCut bind_backward_cut(DeltaParams& p, const SegmentLayout& sl, co
   c.num_seqs = ct.num_seqs;
   c.seq_chunk = ptr<int>(ct.seq_chunk);
   t.seq_chunk = ct.seq_chunk;  // (the layout cache alone would hold it after this returns)
-  bind_cut_plan(c, sl, d, true, t, g_last_bwd_cut, dev, s);
+  bind_cut_plan(c, sl, d, true, t, last_cut(true), dev, s);
   t.stop = Tensor::empty({sl.dims.N, d.H}, DType::I32, dev, &s);
   c.seg_stop = ptr<int>(t.stop);
   p.path_flag = c.path_flag;
@@ -1109,8 +1115,8 @@ int64_t fused_channel_forwards() { return g_fused_channel_forwards.load(std::mem
 int64_t segment_scan_forwards() { return g_segment_scan_forwards.load(std::memory_order_relaxed); }
 int64_t two_pass_segment_forwards() { return g_two_pass_segment_forwards.load(std::memory_order_relaxed); }
 int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_order_relaxed); }
-int decay_cut_fell_back() { return fell_back(g_last_cut); }
+int decay_cut_fell_back() { return fell_back(last_cut(false)); }
 int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
-int decay_cut_backward_fell_back() { return fell_back(g_last_bwd_cut); }
+int decay_cut_backward_fell_back() { return fell_back(last_cut(true)); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -91,8 +91,7 @@ rewy_device_build() {
 # forward, which runs only where asked; GDN's the backward's decay cut, the same; KDA's and GDN2's their
 # fused forward, which check_variant meets only where wy_prep does not run beside, and their two-pass
 # form, which runs only where asked); with "cases", also the
-# channel-gate and misaligned-view cases that every variant's kernels meet. (GpuDelta.
-# EmptySequenceTakesTheSequentialPasses, not yet run on a device, is run apart until it has passed.)
+# channel-gate, misaligned-view and empty-sequence cases that every variant's kernels meet.
 rewy_gpu_test_filter() {
   local -A test_of=([deltanet]=DeltaNet [gdn]=GDN [kda]=KDA [gdn2]=GDN2)
   local v tests=()
@@ -101,7 +100,8 @@ rewy_gpu_test_filter() {
     tests+=(GpuDelta.UnfusedForwardKeepsTbetaForReplay GpuDelta.SegmentScanForward)
   [[ ",$1," == *,gdn,* ]] && tests+=(GpuDelta.DecayCutBackward)
   [[ ",$1," == *,kda,* || ",$1," == *,gdn2,* ]] && tests+=(GpuDelta.FusedChannelForward GpuDelta.ChannelGateTwoPassForward)
-  [ "${2:-}" = cases ] && tests+=(GpuDelta.ChannelGatesRealisticAndOutOfRange GpuDelta.MisalignedInputViews)
+  [ "${2:-}" = cases ] &&
+    tests+=(GpuDelta.ChannelGatesRealisticAndOutOfRange GpuDelta.MisalignedInputViews GpuDelta.EmptySequenceTakesTheSequentialPasses)
   local IFS=:
   echo "${tests[*]}"
 }

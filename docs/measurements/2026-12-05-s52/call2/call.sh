@@ -6,7 +6,7 @@
 # (dcutfb,dcutbwd@gdn) and KDA's and GDN2's two-pass few-pair forward (kseg2p@kda,gdn2), each
 # against the defaults at shapes 2, 3, 5, the benchmark's gates and weak decay, judged by the
 # geomean of both directions; tests under each (the empty-sequence case now in the shared
-# cases); no sanitizers (NOSAN: no time this call; to run before either becomes a default); the
+# cases); no sanitizers (NOSAN: no time this call; to run before either becomes a default);
 # no FLA table (the session's device time left allows the decisions alone).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." || exit 2

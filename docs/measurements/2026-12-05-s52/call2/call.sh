@@ -14,7 +14,7 @@ source scripts/common.sh
 out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
 export NCCL_NVLS_ENABLE=0
 VARIANTS=gdn,kda,gdn2 SETS='dcutfb,dcutbwd@gdn kseg2p@kda,gdn2' NOSAN='dcutfb,dcutbwd kseg2p' OPS_GATES=bench,weak \
-  PICK_DIRECTION=both OPS_SHAPES=2,3,5 OPS_BACKWARD=rewy LIMIT_S=420 SETS_UNTIL_S=300 TABLE=0 \
+  PICK_DIRECTION=both OPS_SHAPES=2,3,5 OPS_BACKWARD=rewy LIMIT_S=360 SETS_UNTIL_S=290 TABLE=0 \
   bash scripts/device-decide.sh >"$out/decide.log" 2>&1
 echo "decide exit $? at $((SECONDS - t0)) s"
 mkdir -p /tmp/dd && tar -xzf "$out/all.tar.gz" -C /tmp/dd && tail -40 /tmp/dd/decide.log

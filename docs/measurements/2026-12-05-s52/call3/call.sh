@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call 3 of the fifty-second session (no carry): the session's device time left (about 380
+# Device call 3 of the fifty-second session (no carry; not run: no machine came): the device time left (about 380
 # s) fits no device-decide call, so the decisions alone: build gpu_test_delta and bench_delta, GDN,
 # KDA and GDN2 at shapes 2, 3, 5 (Recompute, ReWY backward, the benchmark's gates and weak decay,
 # 10 samples) with the defaults, with dcutfb,dcutbwd (GDN) and with kseg2p (KDA, GDN2), compared

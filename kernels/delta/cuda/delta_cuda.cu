@@ -366,8 +366,8 @@ struct LastCut {
 };
 std::mutex g_last_cut_mutex;
 // Function-local, so built after the device allocator (at the first cut, whose inputs are on the
-// device already) and destroyed before it: a namespace-scope LastCut outlived the allocator and crashed the process at
-// exit (exit 139 after every test had passed).
+// device already) and destroyed before it: namespace-scope ones outlived the allocator and crashed
+// the process at exit (status 139 after every test had passed).
 LastCut& last_cut(bool backward) {
   static LastCut forward_cut, backward_cut;
   return backward ? backward_cut : forward_cut;

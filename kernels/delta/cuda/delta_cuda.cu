@@ -492,22 +492,21 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int
            : cut_applies && experiment("dcut", var) ? SegmentForm::DecayCut
                                                        : SegmentForm::TwoPass;
   if (form == SegmentForm::DecayCut && !cut_applies) return {};
-  if (channel) {  // the two-pass form alone
-    if (cfg.segment_form != SegmentForm::Auto && cfg.segment_form != SegmentForm::TwoPass) return {};
-    if (cfg.scan_segments > 1) return {cfg.scan_segments, SegmentForm::TwoPass};
-    const int64_t pairs = d.N * d.H;
-    if (!experiment("kseg2p", var) || pairs == 0 || pairs > 32) return {};
-    const int64_t count = segment_count(pairs, longest, 2, 64, sms);
-    return count >= 2 ? SegmentChoice{int(count), SegmentForm::TwoPass} : SegmentChoice{};
-  }
-  if (cfg.scan_segments > 1)
-    return {cfg.scan_segments, form, form == SegmentForm::DecayCut ? std::max(cfg.cut_fallback_segments, 0) : 0};
-  if (experiment("noseg", var)) return {};
   const int64_t pairs = d.N * d.H;
   // The counts (state_slices.h's segment_count): the planes and the cut's pass run one CTA an SM,
   // so their grids stay within the device's SMs. (The three-pass experiments keep their own.)
+  const int64_t planes_count = segment_count(pairs, longest, 2, 64, sms);
+  if (channel) {  // the two-pass form alone
+    if (cfg.segment_form != SegmentForm::Auto && cfg.segment_form != SegmentForm::TwoPass) return {};
+    if (cfg.scan_segments > 1) return {cfg.scan_segments, SegmentForm::TwoPass};
+    if (!experiment("kseg2p", var) || pairs == 0 || pairs > 32) return {};
+    return planes_count >= 2 ? SegmentChoice{int(planes_count), SegmentForm::TwoPass} : SegmentChoice{};
+  }
+  if (cfg.scan_segments > 1)  // (check_inputs rejects a negative cut_fallback_segments)
+    return {cfg.scan_segments, form, form == SegmentForm::DecayCut ? cfg.cut_fallback_segments : 0};
+  if (experiment("noseg", var)) return {};
   const auto count_for = [&](int64_t target) { return std::min<int64_t>((target + pairs - 1) / pairs, longest / 8); };
-  const int64_t planes_count = segment_count(pairs, longest, 2, 64, sms), cut_count = segment_count(pairs, longest, 1, 128, sms);
+  const int64_t cut_count = segment_count(pairs, longest, 1, 128, sms);
   // REWY_EXPERIMENTS=dcutfb: GDN's decay cut at up to 32 pairs with the default as its fallback
   // where any segment would look back: the two-pass form at up to 16 pairs, the sequential
   // forward (wy_prep beside it) at 17-32.

@@ -768,16 +768,6 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   });
 }
 
-// The segment scan (Config::scan_segments; p's sequences are the segments, sc's N the call's
-// sequences): the fused wy_prep, the map pass (L, Φ), the scan over segments (H_in, ht), then the
-// output pass of every segment from its H_in. DeltaNet's and GDN's fused forms at K = V = 128, the
-// output pass at V-slices of 64 or 128 (delta_cuda.cu's forward takes it only there). The map pass
-// runs whole-V slices: at 64 its kernel would share the replay pass's stage code at 64, and GDN's
-// replay kernel compiled differently beside it (1624 -> 1640 instructions, another inlining).
-// The two-pass form (p.seg_y set: SegmentForm::TwoPass): wy_prep, the plane pass (each segment's
-// outputs and L from its own start, first segments from h0; Y and Φ from the identity), the scan
-// (sc.first_exact), then O += Y H_in over every segment but the first of each sequence;
-// max_chunks: the longest segment's chunks.
 // The two-pass form after its wy_prep: the plane pass (each segment's outputs and L from its own
 // start, first segments from h0; Y and Φ from the identity), the scan (a.first_exact), then
 // O += Y H_in over every segment but each sequence's first; longest: the longest segment's chunks.
@@ -793,6 +783,14 @@ void launch_two_pass(const DeltaParams& q, const SegmentScanParams& a, int longe
   launch_segment_correct<K, V>(correct, longest, s);
 }
 
+// The segment scan (Config::scan_segments; p's sequences are the segments, sc's N the call's
+// sequences): the fused wy_prep, the map pass (L, Φ), the scan over segments (H_in, ht), then the
+// output pass of every segment from its H_in. DeltaNet's and GDN's fused forms at K = V = 128, the
+// output pass at V-slices of 64 or 128 (delta_cuda.cu's forward takes it only there). The map pass
+// runs whole-V slices: at 64 its kernel would share the replay pass's stage code at 64, and GDN's
+// replay kernel compiled differently beside it (1624 -> 1640 instructions, another inlining).
+// The two-pass form (p.seg_y set: SegmentForm::TwoPass; KDA's and GDN2's fused forms in that form
+// alone): wy_prep, then launch_two_pass; max_chunks: the longest segment's chunks.
 template <int VAR>
 void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, const SegmentScanParams& sc,
                                    int max_chunks, const SegmentPass* fallback) {

@@ -507,10 +507,10 @@ SegmentChoice scan_segment_choice(const Config& cfg, const Dims& d, int var, int
   if (experiment("noseg", var)) return {};
   const auto count_for = [&](int64_t target) { return std::min<int64_t>((target + pairs - 1) / pairs, longest / 8); };
   const int64_t cut_count = segment_count(pairs, longest, 1, 128, sms);
-  // REWY_EXPERIMENTS=dcutfb: GDN's decay cut at up to 32 pairs with the default as its fallback
-  // where any segment would look back: the two-pass form at up to 16 pairs, the sequential
-  // forward (wy_prep beside it) at 17-32.
-  if (cut_applies && cfg.segment_form == SegmentForm::Auto && !three_pass && experiment("dcutfb", var) && pairs > 0 &&
+  // GDN's decay cut at up to 32 pairs (the default; REWY_EXPERIMENTS=nodcut, or the form TwoPass,
+  // turns it off) with the old default as its fallback where any segment would look back: the
+  // two-pass form at up to 16 pairs, the sequential forward (wy_prep beside it) at 17-32.
+  if (cut_applies && cfg.segment_form == SegmentForm::Auto && !three_pass && !experiment("nodcut", var) && pairs > 0 &&
       pairs <= 32) {
     const int64_t two_pass_count = pairs <= 16 ? planes_count : 1;
     if (cut_count >= 2 && (pairs > 16 || two_pass_count >= 2))
@@ -927,7 +927,7 @@ static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv
   if (has_empty_sequence(d) || longest < 2) return 1;
   if (cfg.backward_cut_segments > 1) return cfg.backward_cut_segments;
   const int64_t pairs = d.N * d.H;
-  if (!experiment("dcutbwd", kGDN) || pairs == 0 || pairs > 32) return 1;
+  if (experiment("nodcut", kGDN) || pairs == 0 || pairs > 32) return 1;
   return int(segment_count(pairs, longest, 1, 128, sms));
 }
 

@@ -140,13 +140,14 @@ struct Config {
   // is a chain of T / 64 steps on a few SMs. Each sequence's chunks are cut into this many segments
   // (fewer where it has fewer chunks) whose passes run side by side. 0: the count by rule
   // (delta_cuda.cu's scan_segment_choice, with the measurements): the two-pass form at up to 16
-  // (sequence, head) pairs, GDN's decay cut (where asked) at up to 32, each with at least 8 chunks
-  // a segment; 1: off (the sequential forward); S > 1: S segments wherever it applies (not for K
-  // or V of 64, Save, slices of 16-32; KDA's fused form and GDN2 in the two-pass form alone, where
-  // asked or under REWY_EXPERIMENTS=kseg2p).
+  // (sequence, head) pairs, GDN's decay cut with its fallback at up to 32, each with at least 8
+  // chunks a segment; 1: off (the sequential forward); S > 1: S segments wherever it applies (not
+  // for K or V of 64, Save, slices of 16-32; KDA's fused form and GDN2 in the two-pass form alone,
+  // where asked or under REWY_EXPERIMENTS=kseg2p, 0.84-0.97x their default: not the default).
   int scan_segments = 0;
-  // The segment scan's form. Auto: TwoPass (REWY_EXPERIMENTS=dcut: GDN's DecayCut; segscan:
-  // ThreePass). ThreePass: wy_prep, then one pass over every segment forms its end state from zero
+  // The segment scan's form. Auto: GDN's DecayCut with its fallback at up to 32 pairs (see
+  // cut_fallback_segments), else TwoPass (REWY_EXPERIMENTS=dcut: DecayCut without a fallback;
+  // segscan: ThreePass; nodcut: TwoPass for GDN too). ThreePass: wy_prep, then one pass over every segment forms its end state from zero
   // and its map Φ from the identity, a scan over each sequence's segments gives their start
   // states, and the output pass runs every segment from its own: three passes' work. TwoPass: one
   // pass of two planes, each segment's outputs and end state from its own start (a sequence's
@@ -160,14 +161,15 @@ struct Config {
   // pass of S segments plus their warm-up chunks (about 7 chunks at the benchmark's gates), the
   // fastest form there. With weak decay (a head's log-decay near 0 a chunk) every segment looks
   // back: the chain is then the sequential forward's at whole-V slices, 0.40-0.60x the default
-  // there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so not the default.
+  // there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so never without a fallback.
   SegmentForm segment_form = SegmentForm::Auto;
   // DecayCut with scan_segments set: what runs instead where any segment would look back (a head
   // whose decay has not cut within 8 chunks of a segment's start), decided on the device by the
   // plan: 0 nothing (the look-back), 1 the sequential forward (wy_prep beside it where that
-  // applies), S >= 2 the two-pass form over S segments a sequence. (REWY_EXPERIMENTS=dcutfb: Auto
-  // takes the decay cut so at up to 32 pairs, the default there as its fallback: the two-pass form
-  // at its own count up to 16 pairs, the sequential forward at 17-32.)
+  // applies), S >= 2 the two-pass form over S segments a sequence. (Auto with scan_segments 0 takes
+  // the decay cut so at up to 32 pairs, the two-pass form at its own count up to 16 pairs and the
+  // sequential forward at 17-32 as its fallback: 1.23-1.51x the forward at the benchmark's gates,
+  // 0.91-0.99x at weak decay, H200, docs/measurements/2026-12-05-s53/call1/.)
   int cut_fallback_segments = 0;
   // CUDA Recompute backward of GDN at K = V = 128 (state_bwd on wgmma): the decay cut of its two
   // state passes, the forward's read both ways in time. Each sequence's chunks are cut into this
@@ -177,8 +179,9 @@ struct Config {
   // a sequence's first segment from h0 and its last from dht. A plan on the device, from k, β and
   // g, sets a word where any segment finds no cut within reach; the default passes run then, the
   // cut's where it does not (both are launched; the other path's CTAs leave at once). 0: by rule
-  // (REWY_EXPERIMENTS=dcutbwd: at up to 32 pairs, segment-head pairs near 128, at least 8 chunks a
-  // segment; else none); 1: none; S > 1: S segments wherever it applies.
+  // (at up to 32 pairs whose longest sequence has at least 256 chunks, segment-head pairs near 128,
+  // at least 8 chunks a segment; else none; REWY_EXPERIMENTS=nodcut: none); 1: none; S > 1: S
+  // segments wherever it applies.
   int backward_cut_segments = 0;
 };
 

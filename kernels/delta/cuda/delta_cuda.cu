@@ -435,15 +435,19 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 //   slices: at per-token log-decay -0.002 0.569x / 0.403x / 0.596x the default at those shapes,
 //   at the benchmark's gates 1.190x / 1.491x / 1.301x (the look-back's build, H100, 2026-12-05,
 //   docs/measurements/2026-12-05-s50/call1/). DeltaNet's bound never cuts.
-// - ... with a fallback (REWY_EXPERIMENTS=dcutfb at up to 32 pairs, or
-//   Config::cut_fallback_segments): the default there, the two-pass form at up to 16 pairs, the
-//   sequential forward with wy_prep beside it at 17-32. The plan runs first, from k, β and g,
+// - ... with a fallback (the default at up to 32 pairs, REWY_EXPERIMENTS=nodcut turning it off, or
+//   Config::cut_fallback_segments): the old default there, the two-pass form at up to 16 pairs,
+//   the sequential forward with wy_prep beside it at 17-32. The plan runs first, from k, β and g,
 //   walking at most 8 chunks back (kCutReachWithFallback); both paths' kernels are launched, and
 //   its look-back word (set where any segment would look back) lets one of them run, the other's
-//   CTAs leaving at once: the cut's speed where every head cuts within 8 chunks, the default's
-//   plus the plan and the empty launches where one does not, no host synchronisation. (Not yet
-//   timed. At GDN's initial gates a 16-head layer cuts whole in about 9% of cases, computed: the
-//   gain is for strongly decaying heads, such as the benchmark's.)
+//   CTAs leaving at once: the cut's speed where every head cuts within 8 chunks, the fallback's
+//   plus the plan and the empty launches where one does not, no host synchronisation. Measured
+//   against the two-pass/sequential default (H200, 2026-12-05, docs/measurements/2026-12-05-s53/
+//   call1/) at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32): 1.228x / 1.514x / 1.482x at the
+//   benchmark's gates, 0.910x / 0.929x / 0.994x at weak decay (per-token log-decay in
+//   [-0.002, 0): the plan and the empty launches, about 30 µs). At GDN's initial gates a 16-head
+//   layer cuts whole in about 9% of cases, computed: the gain is for strongly decaying heads, such
+//   as the benchmark's.
 // - The three-pass form (REWY_EXPERIMENTS=segscan, segscan64, segscan32p): three passes' work
 //   where the sequential forward does one, 1.21-1.24x at (1, 16384, 16), below the two-pass
 //   form's (same call). segscan: at most 16 pairs, segments × pairs near 128, segscan64 near 64,
@@ -911,12 +915,14 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
 // Config::backward_cut_segments: how many segments the backward's decay cut cuts each sequence
 // into (1: none). Where it applies: GDN's Recompute backward at K = V = 128 whose replay is fused
 // and forms no W and whose state_bwd forms Q̂ from q (state_bwd_wg's TBW and QRAW: V-slices of 64
-// and 128), without the tiles' clusters. With count 0: REWY_EXPERIMENTS=dcutbwd at up to 32
-// pairs, segment-head pairs near 128 (its two passes one after the other, one CTA an SM each), at
-// least 8 chunks a segment. (Counted from the forward's cut, not yet timed: at the benchmark's
-// gates GDN's backward about 1.2x, 1.4x, 1.25x at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32),
-// where the default passes run V-slices of 64 over chains of 128-512 chunks; with grad_chunk after
-// the cut's passes, not beside them.)
+// and 128), without the tiles' clusters. With count 0, the default: at up to 32 pairs whose longest
+// sequence has at least 256 chunks, segment-head pairs near 128 (its two passes one after the
+// other, one CTA an SM each), at least 8 chunks a segment; REWY_EXPERIMENTS=nodcut: none. Measured
+// (H200, 2026-12-05, docs/measurements/2026-12-05-s53/call1/), the backward against the default
+// passes at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32): 0.996x / 1.198x / 1.120x at the
+// benchmark's gates, 0.930x / 0.938x / 0.990x at weak decay (the plan and the empty launches):
+// at 128 chunks the default's chains are short enough that the cut gains nothing, hence the
+// 256-chunk bound (grad_chunk runs after the cut's passes, not beside them).
 static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv, const DeltaParams& p,
                                const LaunchInfo& li, int64_t sms) {
   if (cfg.variant != Variant::GDN || sv.policy != Policy::Recompute || d.K != 128 || d.V != 128 || li.maps ||
@@ -927,7 +933,7 @@ static int backward_cut_choice(const Config& cfg, const Dims& d, const Saved& sv
   if (has_empty_sequence(d) || longest < 2) return 1;
   if (cfg.backward_cut_segments > 1) return cfg.backward_cut_segments;
   const int64_t pairs = d.N * d.H;
-  if (experiment("nodcut", kGDN) || pairs == 0 || pairs > 32) return 1;
+  if (experiment("nodcut", kGDN) || pairs == 0 || pairs > 32 || longest < 256) return 1;
   return int(segment_count(pairs, longest, 1, 128, sms));
 }
 

@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
-# Device call 1 of the fifty-third session (run as the fifty-second session's call 2, unchanged) (carry .fla .triton-pack; not run: no machine
-# came for the rest of the session): call 1 passed GDN's tests under dcutfb,dcutbwd but the process
-# crashed at exit (the cut's last-path records outlived the allocator; mended), so device-decide
-# read it as a failure and timed neither set. One call for both prepared sets: GDN's decay cut on
-# both passes (dcutfb,dcutbwd@gdn) and KDA's and GDN2's two-pass few-pair forward
-# (kseg2p@kda,gdn2), each against the defaults at shapes 2, 3, 5, the benchmark's gates and weak
-# decay, judged by the geomean of both directions; tests under each (the empty-sequence case in
-# the shared cases); no sanitizers (NOSAN: they run on the defaults once the winners are made
-# default: DEFAULT_TESTS=1 in the next call); the FLA table of GDN and KDA with the winners (GDN2
-# moves as KDA; three ops would not fit). About 450-520 s on a fresh machine.
+# Device call 1 of the fifty-third session (the fifty-second session's call 2, unchanged; carry
+# .fla .triton-pack; 386 s on a fresh H200): both prepared sets decided in one device-decide call,
+# GDN's decay cut on both passes (dcutfb,dcutbwd@gdn) and KDA's and GDN2's two-pass few-pair
+# forward (kseg2p@kda,gdn2), each against the defaults at shapes 2, 3, 5, the benchmark's gates
+# and weak decay, judged by the geomean of both directions; tests under each, no sanitizers; the
+# FLA table of GDN and KDA with the winners. (The experiment names are those of commit c4c4454:
+# since, the decay cut is the default and REWY_EXPERIMENTS=nodcut turns it off.)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." || exit 2
 source scripts/common.sh

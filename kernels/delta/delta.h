@@ -147,21 +147,22 @@ struct Config {
   int scan_segments = 0;
   // The segment scan's form. Auto: GDN's DecayCut with its fallback at up to 32 pairs (see
   // cut_fallback_segments), else TwoPass (REWY_EXPERIMENTS=dcut: DecayCut without a fallback;
-  // segscan: ThreePass; nodcut: TwoPass for GDN too). ThreePass: wy_prep, then one pass over every segment forms its end state from zero
-  // and its map Φ from the identity, a scan over each sequence's segments gives their start
-  // states, and the output pass runs every segment from its own: three passes' work. TwoPass: one
-  // pass of two planes, each segment's outputs and end state from its own start (a sequence's
-  // first segment from h0, the others from zero) beside Y and Φ from the identity with v = 0 (Y =
-  // that plane's outputs), the scan, then O += Y H_in on tensor cores (the two-pass identity in
-  // kernels/delta/segments.h): two passes' work, O rounded to bf16 once more. DecayCut (GDN only):
-  // no scan; each segment's pass starts at the latest chunk before it, no farther back than the
-  // segment is long, whose run's state map is bounded below 2^-30 in norm (the gates' decay;
-  // segments.h's decay_cut_starts), from zero there; a sequence's first segment from h0; any
-  // other segment with no such chunk waits for its predecessor's end state (the look-back): one
-  // pass of S segments plus their warm-up chunks (about 7 chunks at the benchmark's gates), the
-  // fastest form there. With weak decay (a head's log-decay near 0 a chunk) every segment looks
-  // back: the chain is then the sequential forward's at whole-V slices, 0.40-0.60x the default
-  // there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so never without a fallback.
+  // segscan: ThreePass; nodcut: TwoPass for GDN too). ThreePass: wy_prep, then one pass over every
+  // segment forms its end state from zero and its map Φ from the identity, a scan over each
+  // sequence's segments gives their start states, and the output pass runs every segment from its
+  // own: three passes' work. TwoPass: one pass of two planes, each segment's outputs and end state
+  // from its own start (a sequence's first segment from h0, the others from zero) beside Y and Φ
+  // from the identity with v = 0 (Y = that plane's outputs), the scan, then O += Y H_in on tensor
+  // cores (the two-pass identity in kernels/delta/segments.h): two passes' work, O rounded to bf16
+  // once more. DecayCut (GDN only): no scan; each segment's pass starts at the latest chunk before
+  // it, no farther back than the segment is long, whose run's state map is bounded below 2^-30 in
+  // norm (the gates' decay; segments.h's decay_cut_starts), from zero there; a sequence's first
+  // segment from h0; any other segment with no such chunk waits for its predecessor's end state
+  // (the look-back): one pass of S segments plus their warm-up chunks (about 7 chunks at the
+  // benchmark's gates), the fastest form there. With weak decay (a head's log-decay near 0 a chunk)
+  // every segment looks back: the chain is then the sequential forward's at whole-V slices,
+  // 0.40-0.60x the default there (H100, 2026-12-05, docs/measurements/2026-12-05-s50/call1/), so
+  // Auto takes it only with a fallback.
   SegmentForm segment_form = SegmentForm::Auto;
   // DecayCut with scan_segments set: what runs instead where any segment would look back (a head
   // whose decay has not cut within 8 chunks of a segment's start), decided on the device by the

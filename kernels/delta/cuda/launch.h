@@ -23,9 +23,9 @@ namespace rewy::delta::cuda_impl {
 // unfused output pass by column halves at V-slices of 128: launch_state_fwd_as); segscan,
 // segscan64, segscan32p (DeltaNet's and GDN's few-pair Recompute forward by the segment scan:
 // delta_cuda.cu's scan_segment_choice), seg2p, seg2p32 (the same by its two-pass form: there too),
-// dcut (GDN's decay cut without its fallback: there too); nodcut (neither pass by the decay cut, the
-// default's cut turned off: scan_segment_choice and backward_cut_choice); kseg2p (KDA's and GDN2's few-pair Recompute
-// forward by the two-pass form: scan_segment_choice);
+// dcut (GDN's decay cut without its fallback: there too); nodcut (neither pass by the decay cut,
+// the default's cut turned off: scan_segment_choice and backward_cut_choice); kseg2p (KDA's and
+// GDN2's few-pair Recompute forward by the two-pass form: scan_segment_choice);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

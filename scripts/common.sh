@@ -76,13 +76,54 @@ rewy_fla_table() {
   return $rc
 }
 
-# rewy_device_build LOG LIMIT TARGETS...: configures build-gpu (CUDA) and builds TARGETS within
-# LIMIT seconds, the output into LOG (the device-*.sh calls' builds). Returns the build's status.
+# rewy_source_stamp: a hash of the sources a build reads (C++, CUDA and CMake files under the
+# project's code folders), the same wherever the tree is copied (no git needed).
+rewy_source_stamp() {
+  (
+    cd "$REWY_ROOT" || exit 1
+    paths=()
+    for p in CMakeLists.txt engine kernels models data train cli tests bench; do [ -e "$p" ] && paths+=("$p"); done
+    find "${paths[@]}" -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name 'CMakeLists.txt' \
+      -o -name '*.cmake' \) | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16
+  )
+}
+
+# rewy_use_prebuilt LOG TARGETS...: unpacks .prebuilt/build-gpu.tar (scripts/prebuilt-pack.sh)
+# into build-gpu where its stamp matches these sources, it holds every target and each finds its
+# libraries; puts its libraries on LD_LIBRARY_PATH. 0 when build-gpu is then ready, 1 otherwise
+# (the reason in LOG; build-gpu untouched unless it was unpacked).
+rewy_use_prebuilt() {
+  local log=$1 pack="$REWY_ROOT/.prebuilt/build-gpu.tar" stamp t
+  shift
+  [ -f "$pack" ] || { echo "prebuilt: no $pack" >>"$log"; return 1; }
+  stamp=$(tar -xOf "$pack" build-gpu/prebuilt-stamp 2>/dev/null)
+  [ "$stamp" = "$(rewy_source_stamp)" ] ||
+    { echo "prebuilt: stamp $stamp is not these sources' $(rewy_source_stamp)" >>"$log"; return 1; }
+  for t in "$@"; do
+    tar -xOf "$pack" build-gpu/prebuilt-targets | grep -qx "$t" || { echo "prebuilt: no $t in the pack" >>"$log"; return 1; }
+  done
+  rm -rf "$REWY_ROOT/build-gpu" && tar -xf "$pack" -C "$REWY_ROOT" || { echo "prebuilt: unpack failed" >>"$log"; return 1; }
+  export LD_LIBRARY_PATH="$REWY_ROOT/build-gpu/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local missing
+  missing=$(cd "$REWY_ROOT/build-gpu" && find . -type f -perm -u+x ! -name '*.so*' -exec ldd {} \; | grep "not found" | sort -u)
+  if [ -n "$missing" ]; then
+    echo "prebuilt: libraries not found: $missing" >>"$log"
+    rm -rf "$REWY_ROOT/build-gpu"
+    return 1
+  fi
+  echo "prebuilt: build-gpu from the pack, stamp $stamp: $(tr '\n' ' ' <"$REWY_ROOT/build-gpu/prebuilt-targets")" >>"$log"
+}
+
+# rewy_device_build LOG LIMIT TARGETS...: build-gpu from the prebuilt pack where it serves
+# (rewy_use_prebuilt), else configures build-gpu (CUDA) and builds TARGETS within LIMIT seconds,
+# the output into LOG (the device-*.sh calls' builds). Returns the build's status.
 rewy_device_build() {
   local log=$1 limit=$2
   shift 2
+  : >"$log"
+  rewy_use_prebuilt "$log" "$@" && return 0
   { rewy_configure build-gpu -DREWY_CUDA=ON >/dev/null &&
-    timeout "$limit" bash -c 'source "$0"; rewy_build build-gpu "$@"' "$REWY_ROOT/scripts/common.sh" "$@"; } >"$log" 2>&1
+    timeout "$limit" bash -c 'source "$0"; rewy_build build-gpu "$@"' "$REWY_ROOT/scripts/common.sh" "$@"; } >>"$log" 2>&1
 }
 
 # rewy_gpu_test_filter VARIANTS [cases]: the gtest filter of those variants' GpuDelta tests

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device call 2 of the fifty-third session (carry .fla .triton-pack): GDN's decay cut on both
+# Device call 2 of the fifty-third session (carry .prebuilt .fla .triton-pack; .prebuilt from
+# scripts/prebuilt-pack.sh saves the build where its stamp matches): GDN's decay cut on both
 # passes made the default (call 1 of this session, docs/measurements/2026-12-05-s53/call1/, chose
 # it: 1.40x forward and 1.10x backward at the benchmark's gates at shapes 2, 3, 5; 0.94x / 0.95x at
 # weak decay; the backward's since bounded to 256 chunks); every delta GPU test and both

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call 3 of the fifty-third session (no carry): the lean form of call 2 for the device time
+# Device call 3 of the fifty-third session (carry .prebuilt where packed): the lean form of call 2 for the device time
 # left (about 480 s, of which a fresh machine's start takes about 150): build gpu_test_delta alone,
 # every delta GPU test on the new defaults (GDN's decay cut on both passes), then memcheck and
 # racecheck on GDN's tests at the small case while time is left (LIMIT_S, default 300).

@@ -22,7 +22,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build-gpu/prebuilt-lib"
 paths=(engine/librewy_engine.so kernels/librewy_kernels.so)
 for t in "${targets[@]}"; do
-  found=$(cd "$dir" && find . -path ./CMakeFiles -prune -o -type f -name "$t" -perm -u+x -print | head -1)
+  found=$(cd "$dir" && find . -path ./CMakeFiles -prune -o -type f -name "$t" -perm -u+x -print -quit)
   [ -n "$found" ] || { echo "prebuilt-pack: no executable $t in $dir" >&2; exit 1; }
   paths+=("${found#./}")
 done

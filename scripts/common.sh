@@ -103,7 +103,13 @@ rewy_use_prebuilt() {
     tar -xOf "$pack" build-gpu/prebuilt-targets | grep -qx "$t" || { echo "prebuilt: no $t in the pack" >>"$log"; return 1; }
   done
   rm -rf "$REWY_ROOT/build-gpu" && tar -xf "$pack" -C "$REWY_ROOT" || { echo "prebuilt: unpack failed" >>"$log"; return 1; }
-  export LD_LIBRARY_PATH="$REWY_ROOT/build-gpu/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # (cuBLAS from this machine's toolkit, wherever it sits: the pack's rpaths name the packer's.)
+  local cuda_libs="" nvcc_dir d
+  nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")
+  for d in "$nvcc_dir/../lib64" "$nvcc_dir/../lib" "$nvcc_dir/../targets/x86_64-linux/lib"; do
+    [ -d "$d" ] && cuda_libs="$cuda_libs:$(cd "$d" && pwd)"
+  done
+  export LD_LIBRARY_PATH="$REWY_ROOT/build-gpu/prebuilt-lib$cuda_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   local missing
   missing=$(cd "$REWY_ROOT/build-gpu" && find . -type f -perm -u+x ! -name '*.so*' -exec ldd {} \; | grep "not found" | sort -u)
   if [ -n "$missing" ]; then

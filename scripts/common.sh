@@ -93,14 +93,15 @@ rewy_source_stamp() {
 # libraries; puts its libraries on LD_LIBRARY_PATH. 0 when build-gpu is then ready, 1 otherwise
 # (the reason in LOG; build-gpu untouched unless it was unpacked).
 rewy_use_prebuilt() {
-  local log=$1 pack="$REWY_ROOT/.prebuilt/build-gpu.tar" stamp t
+  local log=$1 pack="$REWY_ROOT/.prebuilt/build-gpu.tar" stamp sources packed t
   shift
   [ -f "$pack" ] || { echo "prebuilt: no $pack" >>"$log"; return 1; }
   stamp=$(tar -xOf "$pack" build-gpu/prebuilt-stamp 2>/dev/null)
-  [ "$stamp" = "$(rewy_source_stamp)" ] ||
-    { echo "prebuilt: stamp $stamp is not these sources' $(rewy_source_stamp)" >>"$log"; return 1; }
+  sources=$(rewy_source_stamp)
+  [ "$stamp" = "$sources" ] || { echo "prebuilt: stamp $stamp is not these sources' $sources" >>"$log"; return 1; }
+  packed=$(tar -xOf "$pack" build-gpu/prebuilt-targets)
   for t in "$@"; do
-    tar -xOf "$pack" build-gpu/prebuilt-targets | grep -qx "$t" || { echo "prebuilt: no $t in the pack" >>"$log"; return 1; }
+    grep -qx "$t" <<<"$packed" || { echo "prebuilt: no $t in the pack" >>"$log"; return 1; }
   done
   rm -rf "$REWY_ROOT/build-gpu" && tar -xf "$pack" -C "$REWY_ROOT" || { echo "prebuilt: unpack failed" >>"$log"; return 1; }
   # (cuBLAS from this machine's toolkit, wherever it sits: the pack's rpaths name the packer's.)
@@ -117,7 +118,7 @@ rewy_use_prebuilt() {
     rm -rf "$REWY_ROOT/build-gpu"
     return 1
   fi
-  echo "prebuilt: build-gpu from the pack, stamp $stamp: $(tr '\n' ' ' <"$REWY_ROOT/build-gpu/prebuilt-targets")" >>"$log"
+  echo "prebuilt: build-gpu from the pack, stamp $stamp: $(tr '\n' ' ' <<<"$packed")" >>"$log"
 }
 
 # rewy_device_build LOG LIMIT TARGETS...: build-gpu from the prebuilt pack where it serves

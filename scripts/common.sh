@@ -88,12 +88,12 @@ rewy_source_stamp() {
   )
 }
 
-# rewy_use_prebuilt LOG TARGETS...: unpacks .prebuilt/build-gpu.tar (scripts/prebuilt-pack.sh)
+# rewy_use_prebuilt LOG TARGETS...: unpacks .prebuilt/build-gpu.tar.gz (scripts/prebuilt-pack.sh)
 # into build-gpu where its stamp matches these sources, it holds every target and each finds its
 # libraries; puts its libraries on LD_LIBRARY_PATH. 0 when build-gpu is then ready, 1 otherwise
 # (the reason in LOG; build-gpu untouched unless it was unpacked).
 rewy_use_prebuilt() {
-  local log=$1 pack="$REWY_ROOT/.prebuilt/build-gpu.tar" stamp sources packed t
+  local log=$1 pack="$REWY_ROOT/.prebuilt/build-gpu.tar.gz" stamp sources packed t
   shift
   [ -f "$pack" ] || { echo "prebuilt: no $pack" >>"$log"; return 1; }
   stamp=$(tar -xOf "$pack" build-gpu/prebuilt-stamp 2>/dev/null)

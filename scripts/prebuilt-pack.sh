@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the CUDA binaries on this machine (nvcc, sm_90a, Release, shared engine and kernels) and
-# packs them into .prebuilt/build-gpu.tar (git-ignored) with a stamp of the sources they came
+# packs them into .prebuilt/build-gpu.tar.gz (git-ignored) with a stamp of the sources they came
 # from. A device call that carries .prebuilt skips its build (about 200 s of a fresh machine's
 # time): rewy_device_build (scripts/common.sh) unpacks the pack into build-gpu where the stamp
 # matches the sources it was sent with and every target it asks for is in it, and builds as before
@@ -37,6 +37,7 @@ for p in "${paths[@]}"; do ldd "$dir/$p"; done | awk '$3 ~ /^\// {print $3}' | s
 printf '%s\n' "${targets[@]}" >"$stage/build-gpu/prebuilt-targets"
 rewy_source_stamp >"$stage/build-gpu/prebuilt-stamp"
 mkdir -p .prebuilt
-tar -cf .prebuilt/build-gpu.tar -C "$stage" build-gpu
-echo "prebuilt-pack: .prebuilt/build-gpu.tar ($(du -h .prebuilt/build-gpu.tar | cut -f1)): ${targets[*]}," \
+rm -f .prebuilt/build-gpu.tar
+tar -czf .prebuilt/build-gpu.tar.gz -C "$stage" build-gpu
+echo "prebuilt-pack: .prebuilt/build-gpu.tar.gz ($(du -h .prebuilt/build-gpu.tar.gz | cut -f1)): ${targets[*]}," \
   "stamp $(cat "$stage/build-gpu/prebuilt-stamp")"

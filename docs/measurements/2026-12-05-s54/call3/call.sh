@@ -16,10 +16,10 @@ for set in default nodcut; do
   e=$([ $set = default ] || echo $set)
   for g in weak bench; do
     REWY_EXPERIMENTS=$e timeout 120 "$nsys" profile -t cuda -f true -o /tmp/tr_${set}_$g $b --ops gdn --shapes 3 \
-      --policies recompute --gates $g --samples 10 --backward rewy >"$out/nsys_${set}_$g.log" 2>&1
-    echo "nsys $set $g exit $? at $((SECONDS - t0)) s: $(grep -E 'median_ms' "$out/nsys_${set}_$g.log" | sed -E 's/ +/ /g' | cut -c1-160 | tr '\n' ' ')"
+      --policies recompute --gates $g --samples 10 --backward rewy >"/tmp/nsys_${set}_$g.log" 2>&1
+    echo "nsys $set $g exit $? at $((SECONDS - t0)) s: $(grep -E "median_ms" "/tmp/nsys_${set}_$g.log" | sed -E 's/ +/ /g' | cut -c1-160 | tr '\n' ' ')"
     "$nsys" stats -q -r cuda_gpu_trace -f csv -o /tmp/tr_${set}_$g /tmp/tr_${set}_$g.nsys-rep >/dev/null 2>&1
     gzip -c /tmp/tr_${set}_$g*cuda_gpu_trace*.csv >"$out/trace_${set}_$g.csv.gz" 2>/dev/null || echo "no trace csv for $set $g"
   done
 done
-ls -la "$out"; echo "call done at $((SECONDS - t0)) s"
+(cd /tmp && tar -czf "$(realpath -m "$OLDPWD/$out")/nsys_logs.tar.gz" nsys_*.log); ls -la "$out"; echo "call done at $((SECONDS - t0)) s"

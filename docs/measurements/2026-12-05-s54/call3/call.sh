@@ -22,4 +22,4 @@ for set in default nodcut; do
     gzip -c /tmp/tr_${set}_$g*cuda_gpu_trace*.csv >"$out/trace_${set}_$g.csv.gz" 2>/dev/null || echo "no trace csv for $set $g"
   done
 done
-(cd /tmp && tar -czf "$(realpath -m "$OLDPWD/$out")/nsys_logs.tar.gz" nsys_*.log); ls -la "$out"; echo "call done at $((SECONDS - t0)) s"
+abs=$(realpath -m "$out"); (cd /tmp && tar -czf "$abs/nsys_logs.tar.gz" nsys_*.log); ls -la "$out"; echo "call done at $((SECONDS - t0)) s"

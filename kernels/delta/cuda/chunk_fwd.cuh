@@ -1818,41 +1818,61 @@ struct PlanScratch {
   float sums[kPlanWindow];
 };
 // The bounds of chunks [c0, c0 + count) of head h (count ≤ kPlanWindow) into sc.sums[0, count).
+// The window's chunk table first, then kPlanBatch passes' rows of k, β and g issued together: a
+// pass at a time (β and g read after its shuffles) put one memory latency on each pass, 16 a
+// window, and made the plan 25 µs a forward at (1, 16384, 16) (ncu, H100, 2026-12-05,
+// docs/measurements/2026-12-05-s54/). The sums are the same, in the same order.
+inline constexpr int kPlanBatch = 8;  // passes whose loads are in flight together
 template <int K>
 __device__ __forceinline__ void window_decay_bounds(const DeltaParams& p, int c0, int count, int h, PlanScratch& sc) {
   constexpr int kVecs = K / 8 / kPlanLanes;  // 16-byte loads a lane
   static_assert(kVecs >= 1 && kChunk % kPlanRows == 0, "whole rows a pass, passes within a chunk");
+  static_assert(kPlanPasses % kPlanBatch == 0, "whole batches a window");
   constexpr int kPassesPerChunk = kChunk / kPlanRows;
   const int t = threadIdx.x, lane_in_row = t % kPlanLanes, row_in_pass = t / kPlanLanes;
-#pragma unroll 4
-  for (int pass = 0; pass < kPlanPasses; ++pass) {
-    const int i = pass / kPassesPerChunk, r = (pass % kPassesPerChunk) * kPlanRows + row_in_pass;
+  int first_tok[kPlanWindow], rows[kPlanWindow];  // the window's chunks (the last one repeated past count)
+#pragma unroll
+  for (int i = 0; i < kPlanWindow; ++i) {
     const int c = c0 + min(i, count - 1);
-    const int len = p.chunk_len[c];
-    const bool valid = i < count && r < len;
-    const int64_t tok = int64_t(p.chunk_tok[c]) + (valid ? r : 0);
-    const uint4* const row = reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K) + lane_in_row * kVecs;
-    float kk = 0.f;
+    first_tok[i] = p.chunk_tok[c];
+    rows[i] = p.chunk_len[c];
+  }
 #pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-      const uint4 x = __ldg(row + j);
-      const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+  for (int batch = 0; batch < kPlanPasses; batch += kPlanBatch) {
+    uint4 x[kPlanBatch][kVecs];
+    float beta[kPlanBatch], g[kPlanBatch];
+    bool valid[kPlanBatch];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
-        kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
+    for (int j = 0; j < kPlanBatch; ++j) {
+      const int pass = batch + j, i = pass / kPassesPerChunk, r = (pass % kPassesPerChunk) * kPlanRows + row_in_pass;
+      valid[j] = i < count && r < rows[i];
+      const int64_t tok = int64_t(first_tok[i]) + (valid[j] ? r : 0);
+      const uint4* const row = reinterpret_cast<const uint4*>(p.k + (tok * p.H + h) * K) + lane_in_row * kVecs;
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) x[j][v] = __ldg(row + v);
+      beta[j] = bf2f(p.beta[tok * p.H + h]);
+      g[j] = p.g ? p.g[tok * p.H + h] : 0.f;
+    }
+#pragma unroll
+    for (int j = 0; j < kPlanBatch; ++j) {
+      float kk = 0.f;
+#pragma unroll
+      for (int v = 0; v < kVecs; ++v) {
+        const uint32_t w[4] = {x[j][v].x, x[j][v].y, x[j][v].z, x[j][v].w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[e]));
+          kk = fmaf(f.x, f.x, fmaf(f.y, f.y, kk));
+        }
       }
-    }
 #pragma unroll
-    for (int o = kPlanLanes / 2; o > 0; o >>= 1) kk += __shfl_xor_sync(0xffffffffu, kk, o);  // the row's lanes
-    float term = 0.f;
-    if (lane_in_row == 0 && valid) {
-      const float b = bf2f(p.beta[tok * p.H + h]);
-      term = (p.g ? p.g[tok * p.H + h] : 0.f) + logf(fmaxf(1.f, fabsf(1.f - b * kk)));
-    }
+      for (int o = kPlanLanes / 2; o > 0; o >>= 1) kk += __shfl_xor_sync(0xffffffffu, kk, o);  // the row's lanes
+      float term = 0.f;
+      if (lane_in_row == 0 && valid[j]) term = g[j] + logf(fmaxf(1.f, fabsf(1.f - beta[j] * kk)));
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);  // the warp's rows
-    if ((t & 31) == 0) sc.partial[pass][t >> 5] = term;
+      for (int o = 16; o > 0; o >>= 1) term += __shfl_xor_sync(0xffffffffu, term, o);  // the warp's rows
+      if ((t & 31) == 0) sc.partial[batch + j][t >> 5] = term;
+    }
   }
   __syncthreads();
   if (t < count) {
@@ -1866,6 +1886,45 @@ __device__ __forceinline__ void window_decay_bounds(const DeltaParams& p, int c0
   __syncthreads();
 }
 
+// decay_cut_plan_kernel's forward walk (its blocks at blockIdx.z 1): segment n's stop for head h.
+template <int K>
+__device__ __forceinline__ void decay_cut_stop(const DeltaParams& p, int n, int h, int end, int reach, PlanScratch& sc) {
+  const bool last_segment = p.seg_last[n] != 0;
+  int far = end;  // one past the last chunk walked
+  if (!last_segment) {
+    // The sequence's last segment (its segments are consecutive, and it has one): the first flagged
+    // after n, kPlanThreads flags a step (one flag a step put a memory latency on each segment).
+    __shared__ int last;
+    if (threadIdx.x == 0) last = 0x7fffffff;
+    __syncthreads();
+    for (int base = n + 1;; base += kPlanThreads) {
+      const int i = base + int(threadIdx.x);
+      const bool flagged = i < p.num_seqs && p.seg_last[i] != 0;
+      if (flagged) atomicMin(&last, i);
+      if (__syncthreads_or(flagged)) break;
+    }
+    far = min(p.seq_chunk[last + 1], end + reach);
+  }
+  float run = 0.f;
+  int stop = -1;
+  for (int c0 = end; c0 < far && stop < 0; c0 += kPlanWindow) {  // windows [c0, min(far, c0 + W))
+    const int c1 = min(far, c0 + kPlanWindow);
+    window_decay_bounds<K>(p, c0, c1 - c0, h, sc);
+    for (int c = c0; c < c1; ++c) {
+      run += sc.sums[c - c0];
+      if (run <= p.decay_log_tolerance) {
+        stop = c + 1;
+        break;
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    const int plan = stop >= 0 ? stop : last_segment ? kPlanFromDht : kPlanLookForward;
+    p.seg_stop[int64_t(n) * p.H + h] = plan;
+    if (plan == kPlanLookForward) p.seg_flags[int64_t(p.num_seqs) * p.H + kLookedBack] = 1u;
+  }
+}
+
 // ... and each segment's start for head h (decay_cut_starts): the latest chunk b before its first
 // (p.seq_chunk[n]), no farther back than the segment is long nor than p.cut_reach chunks (where
 // set), whose bounds over [b, first) sum to at most p.decay_log_tolerance, as b; else kPlanFromH0
@@ -1876,15 +1935,18 @@ __device__ __forceinline__ void window_decay_bounds(const DeltaParams& p, int c0
 // With p.seg_stop (the backward's cut) also each segment's stop (decay_cut_ends), the same walk
 // forward in time from its end: the chunk after the earliest e past it whose bounds over [end, e]
 // sum to at most the tolerance, as e + 1; else kPlanFromDht for a sequence's last segment and
-// kPlanLookForward, which sets the word too, for the others.
+// kPlanLookForward, which sets the word too, for the others. The two walks are blocks of their own
+// (blockIdx.z 0 and 1; launch_cut_plan's grid has z = 2 with p.seg_stop): one after the other they
+// made the backward's plan 46 µs at (1, 16384, 16) (H100, 2026-12-05).
 template <int K>
 __global__ void __launch_bounds__(kPlanThreads) decay_cut_plan_kernel(const DeltaParams p) {
   __shared__ PlanScratch sc;
   const int n = blockIdx.x, h = blockIdx.y;
-  const int first = p.seq_chunk[n], end = p.seq_chunk[n + 1], seq0 = p.seq_chunk[p.seg_lead[n]];
+  const int first = p.seq_chunk[n], end = p.seq_chunk[n + 1];
   int reach = end - first;  // chunks walked at most
   if (p.cut_reach > 0) reach = min(reach, p.cut_reach);
-  const int lo = max(seq0, first - reach);
+  if (blockIdx.z == 1) return decay_cut_stop<K>(p, n, h, end, reach, sc);
+  const int seq0 = p.seq_chunk[p.seg_lead[n]], lo = max(seq0, first - reach);
   float run = 0.f;  // the bounds of the chunks already passed (the same in every thread)
   int cut = -1;
   for (int hi = first; hi > lo && cut < 0; hi -= kPlanWindow) {  // windows [max(lo, hi − W), hi)
@@ -1902,32 +1964,6 @@ __global__ void __launch_bounds__(kPlanThreads) decay_cut_plan_kernel(const Delt
     const int plan = cut >= 0 ? cut : first == seq0 ? kPlanFromH0 : kPlanLookBack;
     p.seg_plan[int64_t(n) * p.H + h] = plan;
     if (plan == kPlanLookBack) p.seg_flags[int64_t(p.num_seqs) * p.H + kLookedBack] = 1u;  // (the fallback's word)
-  }
-  if (!p.seg_stop) return;
-  const bool last_segment = p.seg_last[n] != 0;
-  int far = end;  // one past the last chunk walked
-  if (!last_segment) {
-    int last = n + 1;  // the sequence's last segment (its segments are consecutive)
-    while (!p.seg_last[last]) ++last;
-    far = min(p.seq_chunk[last + 1], end + reach);
-  }
-  run = 0.f;
-  int stop = -1;
-  for (int c0 = end; c0 < far && stop < 0; c0 += kPlanWindow) {  // windows [c0, min(far, c0 + W))
-    const int c1 = min(far, c0 + kPlanWindow);
-    window_decay_bounds<K>(p, c0, c1 - c0, h, sc);
-    for (int c = c0; c < c1; ++c) {
-      run += sc.sums[c - c0];
-      if (run <= p.decay_log_tolerance) {
-        stop = c + 1;
-        break;
-      }
-    }
-  }
-  if (threadIdx.x == 0) {
-    const int plan = stop >= 0 ? stop : last_segment ? kPlanFromDht : kPlanLookForward;
-    p.seg_stop[int64_t(n) * p.H + h] = plan;
-    if (plan == kPlanLookForward) p.seg_flags[int64_t(p.num_seqs) * p.H + kLookedBack] = 1u;
   }
 }
 

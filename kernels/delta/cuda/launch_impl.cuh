@@ -477,7 +477,8 @@ void launch_cut_plan(const DeltaParams& p, cudaStream_t s) {
   REWY_CHECK(!p.seg_stop || p.seg_last, "the backward's decay cut plan: the last-segment flags");
   CUDA_CHECK(cudaMemsetAsync(p.seg_flags, 0, (size_t(p.num_seqs) * size_t(p.H) + kSegWords) * sizeof(unsigned), s));
   static const std::string plan_name = "decay_cut_plan";
-  timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<dim3(p.num_seqs, p.H), kPlanThreads, 0, s>>>(p); });
+  const dim3 grid(p.num_seqs, p.H, p.seg_stop ? 2 : 1);  // (z: the walk back, and the backward's walk forward)
+  timed_launch(plan_name, s, [&] { decay_cut_plan_kernel<K><<<grid, kPlanThreads, 0, s>>>(p); });
 }
 
 // The decay cut (state_fwd's WARM): each segment from its plan, whole-V slices (one CTA an SM),

@@ -445,7 +445,11 @@ bool save_row_gates(const Config& cfg, const Dims& d, const Stream& s, const Lau
 //   against the two-pass/sequential default (H200, 2026-12-05, docs/measurements/2026-12-05-s53/
 //   call1/) at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32): 1.228x / 1.514x / 1.482x at the
 //   benchmark's gates, 0.910x / 0.929x / 0.994x at weak decay (per-token log-decay in
-//   [-0.002, 0): the plan and the empty launches, about 30 µs). At GDN's initial gates a 16-head
+//   [-0.002, 0): the plan and the empty launches, about 30 µs). With the plan's loads batched
+//   (its forward 25 -> 16 µs, backward 46 -> 22 µs by ncu): forward 1.221x / 1.493x / 1.353x at the
+//   benchmark's gates, 0.941x / 0.955x / 0.979x at weak decay; backward 1.010x / 1.169x / 1.085x
+//   and 1.003x / 0.962x / 0.993x (H100, 2026-12-05, docs/measurements/2026-12-05-s54/call4/,
+//   against REWY_EXPERIMENTS=nodcut in the same call). At GDN's initial gates a 16-head
 //   layer cuts whole in about 9% of cases, computed: the gain is for strongly decaying heads, such
 //   as the benchmark's.
 // - The three-pass form (REWY_EXPERIMENTS=segscan, segscan64, segscan32p): three passes' work

@@ -1941,6 +1941,7 @@ __device__ __forceinline__ void decay_cut_stop(const DeltaParams& p, int n, int 
 template <int K>
 __global__ void __launch_bounds__(kPlanThreads) decay_cut_plan_kernel(const DeltaParams p) {
   __shared__ PlanScratch sc;
+  pdl_launch_dependents();  // (wy_prep may run beside it: REWY_EXPERIMENTS=planpdl)
   const int n = blockIdx.x, h = blockIdx.y;
   const int first = p.seq_chunk[n], end = p.seq_chunk[n + 1];
   int reach = end - first;  // chunks walked at most

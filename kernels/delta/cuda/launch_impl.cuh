@@ -249,7 +249,9 @@ inline constexpr bool kPrepEarlyGates = VAR == kKDA && K == 128;  // wy_prep_spl
 
 template <int VAR, int K, int V>
 void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, bool split, bool beside = false,
-                 bool load_only = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split; beside: p.prep_done set
+                 bool load_only = false, bool after_plan = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split;
+  // beside: p.prep_done set; after_plan: a programmatic dependent of the decay cut's plan, which it
+  // never waits for (it does not read the plan; the launches after it wait for both grids)
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
       // KDA's at K = 128 loads and scans the second slice's gates with the first's (EARLY: GDN2's
@@ -276,7 +278,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
           static const std::string name =
               kname(kTb ? "wy_prep_split_tb" : kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
           launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kLdA, kTb>, kThreads,
-                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
+                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside || after_plan, load_only);
         });
       };
       if (kPrepEarlyGates<VAR, K> && !experiment("lateg", VAR)) return launch_split(std::bool_constant<kPrepEarlyGates<VAR, K>>{});
@@ -295,17 +297,17 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
   if constexpr (fuses_wu(VAR))
     if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
-      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
+      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside || after_plan, load_only);
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
     const bool ld68 = experiment("ld68sh", VAR);
     if (overlap) {
-      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, beside, load_only);
-      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside, load_only);
+      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, beside || after_plan, load_only);
+      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside || after_plan, load_only);
     }
-    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, beside, load_only);
-    launch_prep_threads<VAR, K, V, kNT, false>(p, s, beside, load_only);
+    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, beside || after_plan, load_only);
+    launch_prep_threads<VAR, K, V, kNT, false>(p, s, beside || after_plan, load_only);
   });
 }
 
@@ -819,7 +821,12 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
         if (p.seg_plan) launch_cut_plan<K>(p, li.stream);
       DeltaParams prep = p;
       prep.path_flag = nullptr;  // (both paths read its 𝒯, P and gates)
-      launch_prep<VAR, K, V>(prep, li.stream, li.prep_warps, false, false);
+      // REWY_EXPERIMENTS=planpdl: wy_prep beside the plan (it does not read the plan here), the
+      // plan's 16 µs off the chain at (1, 16384, 16) as counted; a kernel launched normally after
+      // a programmatic dependent that never waits waits for both grids (H200, 2026-12-05,
+      // docs/measurements/2026-12-05-s54/call6/pdl_order.cu: 20 of 20 trials).
+      const bool after_plan = VAR == kGDN && p.seg_plan && experiment("planpdl", VAR);
+      launch_prep<VAR, K, V>(prep, li.stream, li.prep_warps, false, false, false, false, after_plan);
       if (p.seg_plan) {
         if constexpr (VAR == kGDN) launch_decay_cut<VAR, K, V>(p, li.stream);
         if (fallback) launch_two_pass<VAR, K, V>(fallback->p, fallback->sc, fallback->max_chunks, li.stream);

@@ -1925,13 +1925,14 @@ __device__ __forceinline__ void decay_cut_stop(const DeltaParams& p, int n, int 
   }
 }
 
-// ... and each segment's start for head h (decay_cut_starts): the latest chunk b before its first
-// (p.seq_chunk[n]), no farther back than the segment is long nor than p.cut_reach chunks (where
-// set), whose bounds over [b, first) sum to at most p.decay_log_tolerance, as b; else kPlanFromH0
-// for a sequence's first segment and kPlanLookBack for the others (a warm-up longer than the
-// segment would make a longer chain than the wait for its predecessor, which runs at most that
-// many chunks from its own start or waits in turn; where one looks back, seg_flags' kLookedBack
-// word is set: a fallback runs then). A block a (segment, head), windows of chunks nearest first.
+// The decay cut's plan: each segment's start for head h (decay_cut_starts), from the bounds above:
+// the latest chunk b before its first (p.seq_chunk[n]), no farther back than the segment is long
+// nor than p.cut_reach chunks (where set), whose bounds over [b, first) sum to at most
+// p.decay_log_tolerance, as b; else kPlanFromH0 for a sequence's first segment and kPlanLookBack
+// for the others (a warm-up longer than the segment would make a longer chain than the wait for
+// its predecessor, which runs at most that many chunks from its own start or waits in turn; where
+// one looks back, seg_flags' kLookedBack word is set: a fallback runs then). A block a (segment,
+// head), windows of chunks nearest first.
 // With p.seg_stop (the backward's cut) also each segment's stop (decay_cut_ends), the same walk
 // forward in time from its end: the chunk after the earliest e past it whose bounds over [end, e]
 // sum to at most the tolerance, as e + 1; else kPlanFromDht for a sequence's last segment and

@@ -260,6 +260,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
                  bool load_only = false, bool after_plan = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split;
   // beside: p.prep_done set; after_plan: a programmatic dependent of the decay cut's plan, which it
   // never waits for (it does not read the plan; the launches after it wait for both grids)
+  const bool programmatic = beside || after_plan;  // (the launch attribute; the kernel's form follows beside alone)
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
       // KDA's at K = 128 loads and scans the second slice's gates with the first's (EARLY: GDN2's
@@ -286,7 +287,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
           static const std::string name =
               kname(kTb ? "wy_prep_split_tb" : kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
           launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kLdA, kTb>, kThreads,
-                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside || after_plan, load_only);
+                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, programmatic, load_only);
         });
       };
       if (kPrepEarlyGates<VAR, K> && !experiment("lateg", VAR)) return launch_split(std::bool_constant<kPrepEarlyGates<VAR, K>>{});
@@ -305,17 +306,17 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
   if constexpr (fuses_wu(VAR))
     if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
-      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside || after_plan, load_only);
+      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, programmatic, load_only);
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
     const bool ld68 = experiment("ld68sh", VAR);
     if (overlap) {
-      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, beside || after_plan, load_only);
-      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside || after_plan, load_only);
+      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, programmatic, load_only);
+      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, programmatic, load_only);
     }
-    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, beside || after_plan, load_only);
-    launch_prep_threads<VAR, K, V, kNT, false>(p, s, beside || after_plan, load_only);
+    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, programmatic, load_only);
+    launch_prep_threads<VAR, K, V, kNT, false>(p, s, programmatic, load_only);
   });
 }
 

@@ -257,10 +257,7 @@ inline constexpr bool kPrepEarlyGates = VAR == kKDA && K == 128;  // wy_prep_spl
 
 template <int VAR, int K, int V>
 void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, bool split, bool beside = false,
-                 bool load_only = false, bool after_plan = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split;
-  // beside: p.prep_done set; after_plan: a programmatic dependent of the decay cut's plan, which it
-  // never waits for (it does not read the plan; the launches after it wait for both grids)
-  const bool programmatic = beside || after_plan;  // (the launch attribute; the kernel's form follows beside alone)
+                 bool load_only = false) {  // LaunchInfo::prep_warps, prep_overlap, prep_split; beside: p.prep_done set
   if constexpr (VT<VAR>::vec_gate) {
     if (split) {
       // KDA's at K = 128 loads and scans the second slice's gates with the first's (EARLY: GDN2's
@@ -287,7 +284,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
           static const std::string name =
               kname(kTb ? "wy_prep_split_tb" : kExp ? "wy_prep_split_exp" : "wy_prep_split", VAR, K, V, kThreads / 32);
           launch_chunk_parallel<wy_prep_split_kernel<VAR, K, V, kThreads, kEarly, kLdA, kTb>, kThreads,
-                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, programmatic, load_only);
+                                PrepSplitLayout<VAR, K, V, kEarly>::total>(name, kPrepSplitPhases, p, s, beside, load_only);
         });
       };
       if (kPrepEarlyGates<VAR, K> && !experiment("lateg", VAR)) return launch_split(std::bool_constant<kPrepEarlyGates<VAR, K>>{});
@@ -306,17 +303,17 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
   if constexpr (fuses_wu(VAR))
     if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
-      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, programmatic, load_only);
+      return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
     const bool ld68 = experiment("ld68sh", VAR);
     if (overlap) {
-      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, programmatic, load_only);
-      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, programmatic, load_only);
+      if (ld68) return launch_prep_threads<VAR, K, V, kNT, true, 0, kLdA>(p, s, beside, load_only);
+      return launch_prep_threads<VAR, K, V, kNT, true>(p, s, beside, load_only);
     }
-    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, programmatic, load_only);
-    launch_prep_threads<VAR, K, V, kNT, false>(p, s, programmatic, load_only);
+    if (ld68) return launch_prep_threads<VAR, K, V, kNT, false, 0, kLdA>(p, s, beside, load_only);
+    launch_prep_threads<VAR, K, V, kNT, false>(p, s, beside, load_only);
   });
 }
 
@@ -529,26 +526,39 @@ void launch_backward_cut(const BackwardCut& cut, cudaStream_t s) {
 }
 
 // ... and its correction O += Y H_in (segment_correct_kernel, G chunks a CTA); max_chunks: the
-// longest segment's chunk count.
+// longest segment's chunk count. staged: REWY_EXPERIMENTS=segpf (Y copied a chunk ahead).
 template <int K, int V>
-void launch_segment_correct(const DeltaParams& p, int max_chunks, cudaStream_t s) {
+void launch_segment_correct(const DeltaParams& p, int max_chunks, cudaStream_t s, bool staged = false) {
   constexpr int kG = 8;
-  using L = SegmentCorrectLayout<K, V, kG>;
   if (p.num_seqs == 0 || p.H == 0 || max_chunks == 0) return;
-  static const std::string name = "segment_correct<" + std::to_string(K) + "," + std::to_string(V) + ">";
-  static const bool once = (set_smem(segment_correct_kernel<K, V, kG>, L::total, name, 128), true);
-  (void)once;
   const int groups = (max_chunks + kG - 1) / kG;
-  timed_launch(name, s, [&] {
-    segment_correct_kernel<K, V, kG><<<dim3(p.num_seqs * groups, p.H), 128, L::total, s>>>(p, groups);
+  dispatch_flag<true>(staged, [&](auto pf) {
+    constexpr bool kPF = decltype(pf)::value;
+    using L = SegmentCorrectLayout<K, V, kG, kPF>;
+    static const std::string name =
+        std::string(kPF ? "segment_correct_pf<" : "segment_correct<") + std::to_string(K) + "," + std::to_string(V) + ">";
+    static const bool once = (set_smem(segment_correct_kernel<K, V, kG, kPF>, L::total, name, 128), true);
+    (void)once;
+    timed_launch(name, s, [&] {
+      segment_correct_kernel<K, V, kG, kPF><<<dim3(p.num_seqs * groups, p.H), 128, L::total, s>>>(p, groups);
+    });
   });
 }
 
-// The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA.
+// The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA; staged:
+// REWY_EXPERIMENTS=segpf (segment_scan_staged_kernel: each map through shared memory, one ahead).
 template <int K, int V>
-void launch_segment_scan(const SegmentScanParams& a, cudaStream_t s) {
+void launch_segment_scan(const SegmentScanParams& a, cudaStream_t s, bool staged = false) {
   constexpr int kCS = 16;
   if (a.N * a.H == 0) return;
+  if (staged) {
+    using L = SegmentScanStagedLayout<K, kCS>;
+    static const std::string name = "segment_scan_staged<" + std::to_string(K) + "," + std::to_string(V) + ">";
+    static const bool once = (set_smem(segment_scan_staged_kernel<K, V, kCS>, L::total, name, K), true);
+    (void)once;
+    timed_launch(name, s, [&] { segment_scan_staged_kernel<K, V, kCS><<<dim3(a.N * a.H, V / kCS), K, L::total, s>>>(a); });
+    return;
+  }
   static const std::string name = "segment_scan<" + std::to_string(K) + "," + std::to_string(V) + ">";
   timed_launch(name, s, [&] { segment_scan_kernel<K, V, kCS><<<dim3(a.N * a.H, V / kCS), K, 0, s>>>(a); });
 }
@@ -788,11 +798,12 @@ void launch_two_pass(const DeltaParams& q, const SegmentScanParams& a, int longe
   DeltaParams planes = q;
   planes.ht = a.L;
   planes.seg_maps = a.Phi;
+  const bool staged = experiment("segpf", VAR);
   launch_state_planes<VAR, K, V>(planes, s);
-  launch_segment_scan<K, V>(a, s);
+  launch_segment_scan<K, V>(a, s, staged);
   DeltaParams correct = q;
   correct.h0 = a.H_in;
-  launch_segment_correct<K, V>(correct, longest, s);
+  launch_segment_correct<K, V>(correct, longest, s, staged);
 }
 
 // The segment scan (Config::scan_segments; p's sequences are the segments, sc's N the call's
@@ -830,12 +841,10 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
         if (p.seg_plan) launch_cut_plan<K>(p, li.stream);
       DeltaParams prep = p;
       prep.path_flag = nullptr;  // (both paths read its 𝒯, P and gates)
-      // REWY_EXPERIMENTS=planpdl: wy_prep beside the plan (it does not read the plan here), the
-      // plan's 16 µs off the chain at (1, 16384, 16) as counted; a kernel launched normally after
-      // a programmatic dependent that never waits waits for both grids (H200, 2026-12-05,
-      // docs/measurements/2026-12-05-s54/call6/pdl_order.cu: 20 of 20 trials).
-      const bool after_plan = VAR == kGDN && p.seg_plan && experiment("planpdl", VAR);
-      launch_prep<VAR, K, V>(prep, li.stream, li.prep_warps, false, false, false, false, after_plan);
+      // (wy_prep as a programmatic dependent of the plan, which it does not read here, experiment
+      // planpdl: forward 1.003x, weak gates 0.999x at (2, 8192, 16), (1, 16384, 16), (1, 32768, 32);
+      // H200, 2026-12-05, docs/measurements/2026-12-05-s55/call1/: removed.)
+      launch_prep<VAR, K, V>(prep, li.stream, li.prep_warps, false, false);
       if (p.seg_plan) {
         if constexpr (VAR == kGDN) launch_decay_cut<VAR, K, V>(p, li.stream);
         if (fallback) launch_two_pass<VAR, K, V>(fallback->p, fallback->sc, fallback->max_chunks, li.stream);

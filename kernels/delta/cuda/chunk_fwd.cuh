@@ -1674,71 +1674,26 @@ __global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPU
 // head, CS columns of V), thread r holding row r of the state's columns in fp32, the state's
 // columns in shared memory for the products: per segment, K × CS × K multiply-adds, Φ_s's row r
 // read by thread r. Sequential in the segments of a sequence (few: Config::scan_segments), so a
-// CTA's time is its segments' count times one K×K by K×CS product.
-template <int K, int V, int CS>
-__global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams a) {
-  static_assert(CS % 4 == 0 && V % CS == 0, "16-byte column pieces");
-  __shared__ __align__(16) float Hs[K][CS];
-  if (!on_path(a.path_flag, a.path_value)) return;  // (the decay cut's fallback, where WARM ran)
-  const int n = blockIdx.x / a.H, h = blockIdx.x % a.H, c0 = blockIdx.y * CS, r = threadIdx.x;
-  float acc[CS];
-  const float* const h0 = a.h0 ? a.h0 + ((int64_t(n) * a.H + h) * K + r) * V + c0 : nullptr;
-#pragma unroll
-  for (int j = 0; j < CS; ++j) acc[j] = h0 ? h0[j] : 0.f;
-  const int s_first = a.seg_first[n], s_end = a.seg_first[n + 1];
-  for (int s = s_first; s < s_end; ++s) {
-    const int64_t at = ((int64_t(s) * a.H + h) * K + r) * V + c0;
-#pragma unroll
-    for (int j = 0; j < CS; j += 4) {
-      const float4 x = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
-      *reinterpret_cast<float4*>(a.H_in + at + j) = x;
-      *reinterpret_cast<float4*>(&Hs[r][j]) = x;
-    }
-    if (s + 1 == s_end && !a.ht) break;  // (the map pass left the last segment's L and Φ out)
-    __syncthreads();
-    const float4* const phi = reinterpret_cast<const float4*>(a.Phi + ((int64_t(s) * a.H + h) * K + r) * K);
-#pragma unroll
-    for (int j = 0; j < CS; j += 4) {
-      const float4 l = *reinterpret_cast<const float4*>(a.L + at + j);
-      acc[j] = l.x, acc[j + 1] = l.y, acc[j + 2] = l.z, acc[j + 3] = l.w;
-    }
-    const bool exact = a.first_exact && s == s_first;  // (uniform over the block) L is the end state, no Φ
-#pragma unroll 4
-    for (int k4 = 0; k4 < (exact ? 0 : K / 4); ++k4) {
-      const float4 f = __ldg(phi + k4);
-      const float fk[4] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-#pragma unroll
-        for (int j = 0; j < CS; ++j) acc[j] = fmaf(fk[e], Hs[4 * k4 + e][j], acc[j]);
-    }
-    __syncthreads();  // Hs is rewritten by the next segment
-  }
-  if (a.ht) {
-    float* const out = a.ht + ((int64_t(n) * a.H + h) * K + r) * V + c0;
-#pragma unroll
-    for (int j = 0; j < CS; j += 4)
-      *reinterpret_cast<float4*>(out + j) = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
-  }
-}
-
-// The same scan with each map staged (REWY_EXPERIMENTS=segpf): Φ_s [K][K] copied to shared memory
-// by coalesced cp.async while Φ_{s−1}'s product runs (two buffers, rows padded to K + 4 floats so
-// that a quarter-warp's 16-byte reads of eight rows take eight bank groups), L_s's row loaded
-// before the wait. The plain kernel reads Φ_s's row r by thread r from global memory, 512 bytes
-// apart across a warp, four float4 loads in flight: 24 µs for three segments at (1, 16384, 16)
-// (H100, 2026-12-05, docs/measurements/2026-12-05-s54/call3/ncu_plan.txt). Same sums in the same
-// order as the plain kernel.
+// CTA's time is its segments' count times one K×K by K×CS product. Each map is staged in shared
+// memory by coalesced cp.async while the last one's product runs (two buffers, rows padded to
+// K + 4 floats so that a quarter-warp's 16-byte reads of eight rows take eight bank groups), L_s's
+// row loaded before the wait: 23.7 -> 17.3 µs at (1, 16384, 16) against thread r reading its row
+// of Φ_s from global memory, 512 bytes apart across a warp (ncu, H100, 2026-12-05,
+// docs/measurements/2026-12-05-s55/call3/ncu.txt). VAR gives each variant's translation unit a
+// kernel of its own, as segment_correct_kernel's: shared by the four units, that kernel (50 KB,
+// above the default limit that set_smem raises once a process) failed to launch, invalid argument,
+// where KDA's unit ran it first in a process, and launched where DeltaNet's had (H100, 2026-12-05,
+// docs/measurements/2026-12-05-s55/call4/).
 template <int K, int CS>
-struct SegmentScanStagedLayout {
+struct SegmentScanLayout {
   static constexpr int kPitch = K + 4;
   static constexpr size_t phi_floats = size_t(K) * kPitch;
   static constexpr size_t total = (2 * phi_floats + size_t(K) * CS) * sizeof(float);
 };
-template <int K, int V, int CS>
-__global__ void __launch_bounds__(K) segment_scan_staged_kernel(const SegmentScanParams a) {
+template <int VAR, int K, int V, int CS>
+__global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams a) {
   static_assert(CS % 4 == 0 && V % CS == 0 && K % 4 == 0, "16-byte column pieces");
-  using L = SegmentScanStagedLayout<K, CS>;
+  using L = SegmentScanLayout<K, CS>;
   extern __shared__ __align__(16) float scan_smem[];
   float* const Ps = scan_smem;                        // two [K][K + 4] maps
   float* const Hs = scan_smem + 2 * L::phi_floats;    // [K][CS]: the segment's start columns
@@ -1812,20 +1767,15 @@ __global__ void __launch_bounds__(K) segment_scan_staged_kernel(const SegmentSca
 // (the state passes' products read H so), then per chunk Y [C][K] to a swizzled tile, one
 // m64nVk(K) product, O's bf16 values added in fp32 and the sum stored in bf16. grid: (segments ×
 // groups, H), groups = ⌈the longest segment's chunks / G⌉.
-// PF (REWY_EXPERIMENTS=segpf): Y through cp.async into two tiles, the next chunk's copied while
-// this chunk's product and O's loads run, the first chunk's beside H_in's load (the plain kernel
-// loads each Y after the last chunk's store: 60 µs at (1, 16384, 16), H100, 2026-12-05,
-// docs/measurements/2026-12-05-s54/call3/ncu_plan.txt, where its bytes take about 35 µs).
-template <int K, int V, int G, bool PF = false>
+template <int K, int V, int G>
 struct SegmentCorrectLayout {
   static constexpr size_t y_bytes = size_t(kChunk) * K * 2, h_bytes = size_t(V) * K * 2;
-  static constexpr int kYTiles = PF ? 2 : 1;
-  static constexpr size_t Y = 0, Ht = kYTiles * y_bytes, total = 1024 + kYTiles * y_bytes + h_bytes;
+  static constexpr size_t Y = 0, Ht = y_bytes, total = 1024 + y_bytes + h_bytes;
 };
-template <int K, int V, int G, bool PF = false>
+template <int VAR, int K, int V, int G>
 __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams p, int groups) {
   static_assert(K % 64 == 0 && V % 16 == 0 && V <= 256 && K * 2 % 16 == 0, "64-row state blocks, 16-byte rows of Y");
-  using L = SegmentCorrectLayout<K, V, G, PF>;
+  using L = SegmentCorrectLayout<K, V, G>;
   using wg::Major;
   const int n = blockIdx.x / groups, h = blockIdx.y;
   if (p.seg_seq[n] >= 0) return;  // the sequence's first segment: its outputs are final
@@ -1835,20 +1785,8 @@ __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams 
   if (c_begin >= c_end) return;
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
-  bf16_t* const Yt = reinterpret_cast<bf16_t*>(smem + L::Y);   // [C][K] swizzled (PF: two, chunk parity)
+  bf16_t* const Yt = reinterpret_cast<bf16_t*>(smem + L::Y);   // [C][K] swizzled
   bf16_t* const Ht = reinterpret_cast<bf16_t*>(smem + L::Ht);  // H_inᵀ [V][K] swizzled
-  const auto stage_y = [&](int c) {  // (PF) chunk c's Y into its tile, one cp.async group
-    const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-    const int64_t stride = int64_t(p.H) * K;
-    bf16_t* const dst = Yt + ((c - c_begin) & 1) * (kChunk * K);
-    for (int i = threadIdx.x; i < kChunk * (K / 8); i += 128) {
-      const int r = i / (K / 8), c8 = 8 * (i % (K / 8));
-      const bool ok = r < len;  // (zeros past len)
-      cp_async16(dst + wg::tile_offset<kChunk>(r, c8), p.seg_y + (int64_t(tok0) + (ok ? r : 0)) * stride + int64_t(h) * K + c8, ok);
-    }
-    cp_async_commit();
-  };
-  if constexpr (PF) stage_y(c_begin);
   {
     float acc[V / 2];
 #pragma unroll
@@ -1861,24 +1799,18 @@ __global__ void __launch_bounds__(128) segment_correct_kernel(const DeltaParams 
   const int64_t strideY = int64_t(p.H) * K, strideO = int64_t(p.H) * V;
   for (int c = c_begin; c < c_end; ++c) {
     const int tok0 = p.chunk_tok[c], len = p.chunk_len[c];
-    __syncthreads();  // the last chunk's product has read Yt (PF: the tile the next chunk takes)
+    __syncthreads();  // the last chunk's product has read Yt
     constexpr int kPieces = K / 8;  // 16-byte pieces of a row
-    if constexpr (PF) {
-      if (c + 1 < c_end) stage_y(c + 1);
-      else cp_async_commit();  // (an empty group: the wait below counts one behind)
-      cp_async_wait<1>();      // this chunk's Y
-    } else {
-      for (int i = threadIdx.x; i < kChunk * kPieces; i += 128) {
-        const int r = i / kPieces, c8 = 8 * (i % kPieces);
-        uint4 x = make_uint4(0, 0, 0, 0);
-        if (r < len) x = *reinterpret_cast<const uint4*>(p.seg_y + (int64_t(tok0) + r) * strideY + int64_t(h) * K + c8);
-        *reinterpret_cast<uint4*>(Yt + wg::tile_offset<kChunk>(r, c8)) = x;
-      }
+    for (int i = threadIdx.x; i < kChunk * kPieces; i += 128) {
+      const int r = i / kPieces, c8 = 8 * (i % kPieces);
+      uint4 x = make_uint4(0, 0, 0, 0);
+      if (r < len) x = *reinterpret_cast<const uint4*>(p.seg_y + (int64_t(tok0) + r) * strideY + int64_t(h) * K + c8);
+      *reinterpret_cast<uint4*>(Yt + wg::tile_offset<kChunk>(r, c8)) = x;
     }
     wg::fence_smem_writes();  // Yt (and Hᵀ before the first chunk) for wgmma's async proxy
     __syncthreads();
     float acc[V / 2];
-    wg::gemm_issue<V, K, Major::K, Major::K>(acc, Yt + (PF ? ((c - c_begin) & 1) * (kChunk * K) : 0), Ht, false);
+    wg::gemm_issue<V, K, Major::K, Major::K>(acc, Yt, Ht, false);
     wg::commit();
     bf16_t* const o = p.o + int64_t(tok0) * strideO + int64_t(h) * V;
     uint32_t ob[V / 4];  // O's bf16 pairs at the fragment's places, loaded while the product runs

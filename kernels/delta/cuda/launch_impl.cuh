@@ -526,41 +526,33 @@ void launch_backward_cut(const BackwardCut& cut, cudaStream_t s) {
 }
 
 // ... and its correction O += Y H_in (segment_correct_kernel, G chunks a CTA); max_chunks: the
-// longest segment's chunk count. staged: REWY_EXPERIMENTS=segpf (Y copied a chunk ahead).
-template <int K, int V>
-void launch_segment_correct(const DeltaParams& p, int max_chunks, cudaStream_t s, bool staged = false) {
+// longest segment's chunk count. (Y copied a chunk ahead through cp.async into two tiles,
+// experiment segpf: 58 -> 57 µs at (1, 16384, 16), ncu, H100, 2026-12-05,
+// docs/measurements/2026-12-05-s55/call3/ncu.txt: removed.)
+template <int VAR, int K, int V>
+void launch_segment_correct(const DeltaParams& p, int max_chunks, cudaStream_t s) {
   constexpr int kG = 8;
+  using L = SegmentCorrectLayout<K, V, kG>;
   if (p.num_seqs == 0 || p.H == 0 || max_chunks == 0) return;
+  static const std::string name = "segment_correct<" + std::to_string(K) + "," + std::to_string(V) + ">";
+  static const bool once = (set_smem(segment_correct_kernel<VAR, K, V, kG>, L::total, name, 128), true);
+  (void)once;
   const int groups = (max_chunks + kG - 1) / kG;
-  dispatch_flag<true>(staged, [&](auto pf) {
-    constexpr bool kPF = decltype(pf)::value;
-    using L = SegmentCorrectLayout<K, V, kG, kPF>;
-    static const std::string name =
-        std::string(kPF ? "segment_correct_pf<" : "segment_correct<") + std::to_string(K) + "," + std::to_string(V) + ">";
-    static const bool once = (set_smem(segment_correct_kernel<K, V, kG, kPF>, L::total, name, 128), true);
-    (void)once;
-    timed_launch(name, s, [&] {
-      segment_correct_kernel<K, V, kG, kPF><<<dim3(p.num_seqs * groups, p.H), 128, L::total, s>>>(p, groups);
-    });
+  timed_launch(name, s, [&] {
+    segment_correct_kernel<VAR, K, V, kG><<<dim3(p.num_seqs * groups, p.H), 128, L::total, s>>>(p, groups);
   });
 }
 
-// The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA; staged:
-// REWY_EXPERIMENTS=segpf (segment_scan_staged_kernel: each map through shared memory, one ahead).
-template <int K, int V>
-void launch_segment_scan(const SegmentScanParams& a, cudaStream_t s, bool staged = false) {
+// The segment scan's scan over segments (segment_scan_kernel), 16 columns a CTA.
+template <int VAR, int K, int V>
+void launch_segment_scan(const SegmentScanParams& a, cudaStream_t s) {
   constexpr int kCS = 16;
+  using L = SegmentScanLayout<K, kCS>;
   if (a.N * a.H == 0) return;
-  if (staged) {
-    using L = SegmentScanStagedLayout<K, kCS>;
-    static const std::string name = "segment_scan_staged<" + std::to_string(K) + "," + std::to_string(V) + ">";
-    static const bool once = (set_smem(segment_scan_staged_kernel<K, V, kCS>, L::total, name, K), true);
-    (void)once;
-    timed_launch(name, s, [&] { segment_scan_staged_kernel<K, V, kCS><<<dim3(a.N * a.H, V / kCS), K, L::total, s>>>(a); });
-    return;
-  }
   static const std::string name = "segment_scan<" + std::to_string(K) + "," + std::to_string(V) + ">";
-  timed_launch(name, s, [&] { segment_scan_kernel<K, V, kCS><<<dim3(a.N * a.H, V / kCS), K, 0, s>>>(a); });
+  static const bool once = (set_smem(segment_scan_kernel<VAR, K, V, kCS>, L::total, name, K), true);
+  (void)once;
+  timed_launch(name, s, [&] { segment_scan_kernel<VAR, K, V, kCS><<<dim3(a.N * a.H, V / kCS), K, L::total, s>>>(a); });
 }
 
 // state_bwd: the wgmma kernel for V-slices of 64 and 128, the mma.sync one for 16 and 32 (∂O is an
@@ -798,12 +790,11 @@ void launch_two_pass(const DeltaParams& q, const SegmentScanParams& a, int longe
   DeltaParams planes = q;
   planes.ht = a.L;
   planes.seg_maps = a.Phi;
-  const bool staged = experiment("segpf", VAR);
   launch_state_planes<VAR, K, V>(planes, s);
-  launch_segment_scan<K, V>(a, s, staged);
+  launch_segment_scan<VAR, K, V>(a, s);
   DeltaParams correct = q;
   correct.h0 = a.H_in;
-  launch_segment_correct<K, V>(correct, longest, s, staged);
+  launch_segment_correct<VAR, K, V>(correct, longest, s);
 }
 
 // The segment scan (Config::scan_segments; p's sequences are the segments, sc's N the call's
@@ -856,7 +847,7 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       maps.ht = sc.L;
       maps.seg_maps = sc.Phi;
       launch_state_maps<VAR, K, V, V>(maps, li.stream);
-      launch_segment_scan<K, V>(sc, li.stream);
+      launch_segment_scan<VAR, K, V>(sc, li.stream);
       DeltaParams out = p;
       out.h0 = sc.H_in;
       out.ht = nullptr;

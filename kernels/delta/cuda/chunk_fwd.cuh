@@ -1698,7 +1698,7 @@ __global__ void __launch_bounds__(K) segment_scan_kernel(const SegmentScanParams
   float* const Ps = scan_smem;                        // two [K][K + 4] maps
   float* const Hs = scan_smem + 2 * L::phi_floats;    // [K][CS]: the segment's start columns
   if (!on_path(a.path_flag, a.path_value)) return;  // (the decay cut's fallback, where WARM ran)
-  const int n = blockIdx.x / a.H, h = blockIdx.y == 0 && false ? 0 : blockIdx.x % a.H, c0 = blockIdx.y * CS, r = threadIdx.x;
+  const int n = blockIdx.x / a.H, h = blockIdx.x % a.H, c0 = blockIdx.y * CS, r = threadIdx.x;
   float acc[CS];
   const float* const h0 = a.h0 ? a.h0 + ((int64_t(n) * a.H + h) * K + r) * V + c0 : nullptr;
 #pragma unroll

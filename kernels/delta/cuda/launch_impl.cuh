@@ -56,7 +56,10 @@ inline int kernel_timing() {
 }
 
 // Raises the kernel's dynamic shared-memory limit to what it needs (once per instantiation); with
-// REWY_KERNEL_TIMING, notes its CTAs per SM under its timing name.
+// REWY_KERNEL_TIMING, notes its CTAs per SM under its timing name. The callers' "once" statics are
+// shared by the four variant units, so every kernel raised here takes the variant as a template
+// argument: one instantiated alike in several units launched from KDA's unit without the limit
+// (segment_correct_kernel, docs/measurements/2026-12-05-s55/call4/).
 template <class Kernel>
 void set_smem(Kernel kernel, size_t bytes, const std::string& name, int threads = kThreads) {
   REWY_CHECK(bytes <= 227 * 1024, "kernel {} needs {} bytes of shared memory (Hopper allows 227 KiB)", name, bytes);

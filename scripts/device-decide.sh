@@ -65,6 +65,10 @@ finish() {
         awk '{ if (!n[$0]++) order[++k] = $0 } END { for (i = 1; i <= k; i++) print n[order[i]] "x " order[i] }' | head -60
     done >"$out/sanitizers.txt"
   fi
+  # A log with findings is kept whole (gzipped, inside the tar): the condensing drops its offsets.
+  for f in "$out"/san_*.log; do
+    [ -e "$f" ] && ! grep -qE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" "$f" && gzip -9 "$f"
+  done
   rm -f "$out"/san_*.log "$out/.fla-compiled"
   (cd "$out" && tar -czf /tmp/decide.tar.gz . && find . -mindepth 1 -delete && mv /tmp/decide.tar.gz all.tar.gz)
   if [ -n "$compiled" ] && [ -d "$TRITON_CACHE_DIR" ]; then

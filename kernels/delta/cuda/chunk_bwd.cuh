@@ -148,7 +148,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 // small part (e^γ, raw g, span): padding each stage to 1 KB would push the channel-gate kernel at
 // BV = 128 past 227 KB.
 // TBW (state_bwd_wg_kernel's): 𝒯 Diag(β) [C][C] in W's slot, and (KRAW) the rows' e^G.
-template <int K, int BV, bool QLO, bool KRAW, bool TBW = false>
+// DKS (experiment dkstate): the stage takes E [C][V] too (Ep), for DeltaNet's state term of ∂K̄.
+template <int K, int BV, bool QLO, bool KRAW, bool TBW = false, bool DKS = false>
 struct WgBwdShape {
   static constexpr int NS = 2;  // stages
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
@@ -156,7 +157,8 @@ struct WgBwdShape {
   static constexpr size_t Qh = Kb + tile_k, Qlo = Qh + tile_k;  // bf16 [C][K]
   static constexpr size_t P = Qlo + (QLO ? tile_k : 0);                                  // bf16 [C][C]
   static constexpr size_t dO = P + size_t(kChunk) * kChunk * 2;                          // bf16 [C][BV]
-  static constexpr size_t tiles = dO + size_t(kChunk) * BV * 2;                          // a stage's tiles
+  static constexpr size_t Ep = dO + size_t(kChunk) * BV * 2;                             // DKS: bf16 [C][V]
+  static constexpr size_t tiles = Ep + (DKS ? size_t(kChunk) * BV * 2 : 0);              // a stage's tiles
   static constexpr size_t gam = 0, graw = gam + K * 4, grows = graw + (KRAW ? kChunk * 4 : 0);  // e^γ, g,
   static constexpr size_t span = grows + (TBW && KRAW ? kChunk * 4 : 0);  // e^{G_i} (TBW, GDN), span
   static constexpr size_t small = span + 16;
@@ -196,12 +198,21 @@ struct WgBwdShape {
 // (its last segment), back over the warm-up chunks to its own first; ∂H⁺, ∂E and the chunk's count
 // (by p.count_weight) for its own chunks alone, ∂h0 by each sequence's first segment. No
 // look-forward: the plan's word runs the default pass where a segment would need one.
-template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false, bool CUT = false>
+//
+// DKS (experiment dkstate; DeltaNet, TBW, whole-V slices, after the replay, whose E it reads): the
+// state term of ∂K̄, s E (∂H⁺/s)ᵀ, formed by warpgroup 0 from the stage's E and ∂H⁺ᵀ while
+// warpgroup 1 forms ∂E, and stored as bf16 [C][K] (p.dKs) for grad_chunk in place of ∂H⁺
+// (p.dHs null): 32 KB a chunk not written, 16 KB written, E's 16 KB read. Warpgroup 0 takes
+// phase 2's first two terms of ∂H early, so that its Q̂ᵀ∂O accumulator holds the product; Xᵀ goes
+// over −∂Eᵀ (dead once X is formed) instead of ∂H⁺ᵀ, which the product still reads.
+template <int VAR, int K, int V, int BV, bool QRAW = false, bool TBW = false, bool CUT = false, bool DKS = false>
 __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaParams p) {
   constexpr bool kQlo = VT<VAR>::gated, kKraw = VT<VAR>::scalar_gate;  // as state_bwd_kernel
   constexpr bool kFoldScale = !kKraw, kBothHold = K / 64 >= 2;
   static_assert(!TBW || replay_without_u(VAR, K, V), "W from 𝒯 Diag(β): DeltaNet's and GDN's replay at K = V = 128");
-  using L = WgBwdShape<K, BV, kQlo, kKraw, TBW>;
+  static_assert(!DKS || (VAR == kDeltaNet && TBW && BV == V && K == BV && !QRAW && !CUT && kFoldScale && kBothHold),
+                "DeltaNet's ∂K̄ state term: TBW at whole-V slices, K = V (the product takes Q̂ᵀ∂O's accumulator)");
+  using L = WgBwdShape<K, BV, kQlo, kKraw, TBW, DKS>;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 64 == 0, "two warpgroups; 64-row state blocks; whole panels of ∂O");
   static_assert(!QRAW || VAR == kGDN, "Q̂ from q and row gates: GDN's scalar gates");
@@ -266,6 +277,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     if constexpr (kQlo && !QRAW) async_tile_sw128<kChunk, K>(bf(L::Qlo), p.Qlo + baseK, strideK, len);
     async_tile_sw128<kChunk, kChunk>(bf(L::P), p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
     async_tile_sw128<kChunk, BV>(bf(L::dO), p.dout + (int64_t(tok0) * p.H + h) * V + v0, strideV, len);
+    if constexpr (DKS) async_tile_sw128<kChunk, BV>(bf(L::Ep), p.E + (int64_t(tok0) * p.H + h) * V + v0, strideV, len);
     async_tile<1, K * 4>(sm + L::gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (kKraw)
       if (int(threadIdx.x) < kChunk) {
@@ -341,6 +353,13 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       if constexpr (kQlo) wg::gemm_issue<BV, kChunk, Major::MN, Major::MN>(acc, bf(L::Qlo) + srow0 * kChunk, bf(L::dO), true);
       wg::commit();
       wg::wait<0>();
+      if constexpr (DKS) {  // phase 2's e^γ ∂H⁺ + s Q̂ᵀ∂O now; then s E (∂H⁺/s)ᵀ [C][K] in acc
+        wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
+#pragma unroll
+        for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];
+        wg::gemm<K, BV, Major::K, Major::MN>(acc, bf(L::Ep), Dt, false);
+        if (!CUT || c < own_end) wg_store_rows<K>(acc, p.dKs + (int64_t(sp.tok0) * p.H + h) * K, strideK, sp.len, s);
+      }
     }
     if constexpr (QRAW)  // warpgroup 0 (a holder, not the ∂E warpgroup): the next stage's q, landed
       if (threadIdx.x < kQThreads && i + 1 < count) {
@@ -375,14 +394,15 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       for (int j = 0; j < BV / 2; ++j) accE[j] = -accE[j];
       wg::store_transposed<BV>(accE, Et, 0);
       wg::fence_smem_writes();
-      if constexpr (TBW) {  // Xᵀ over ∂H⁺ᵀ, X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E)
+      if constexpr (TBW) {  // Xᵀ over ∂H⁺ᵀ (DKS: over −∂Eᵀ), X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E)
         warpgroup_sync(2);  // this warpgroup's −∂Eᵀ; its ∂E products (∂H⁺ᵀ's last readers) are done
         wg::gemm<BV, kChunk, Major::MN, Major::K>(accE, bf(L::W), Et, false);  // (awaits Q̂ᵀ∂O too)
         if constexpr (kKraw) {
           const float* const grows = reinterpret_cast<const float*>(sm + L::grows);
           wg::frag_for_each<BV>(accE, [&](int r, int, float& x) { x *= grows[r]; });
         }
-        wg::store_transposed<BV>(accE, Dt, 0);
+        if constexpr (DKS) warpgroup_sync(2);  // every warp's part of X's product has read −∂Eᵀ
+        wg::store_transposed<BV>(accE, DKS ? Et : Dt, 0);
         wg::fence_smem_writes();
       }
       wg::wait<0>();  // Q̂ᵀ∂O
@@ -390,10 +410,12 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     __syncthreads();  // −∂Eᵀ (TBW: Xᵀ) complete
     phase_mark(p.phase_cycles, 2);
     if (holds_state) {  // ∂H = e^γ ∂H⁺ + s Q̂ᵀ∂O − Wᵀ∂E
-      wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
+      if (!DKS || forms_dE) {  // (DKS: warpgroup 0 took these two terms in phase 1)
+        wg::frag_for_each<BV>(Hacc, [&](int r, int, float& x) { x *= gam[srow0 + r]; });
 #pragma unroll
-      for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];
-      if constexpr (TBW) wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::Kb) + srow0 * kChunk, Dt, true);  // + Kᵀ X
+        for (int j = 0; j < BV / 2; ++j) Hacc[j] += s * acc[j];
+      }
+      if constexpr (TBW) wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::Kb) + srow0 * kChunk, DKS ? Et : Dt, true);  // + Kᵀ X
       else wg::gemm<BV, kChunk, Major::MN, Major::K>(Hacc, bf(L::W) + srow0 * kChunk, Et, true);  // − Wᵀ∂E
     }
     __syncthreads();  // this stage, ∂H⁺ᵀ and −∂Eᵀ are free for the next chunk
@@ -590,6 +612,10 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXPF + 2000 (KDA's ReWY default at K = V = 128, 3127): ∂Q̂ = s ∂O Hᵀ taken in one k-loop over
   // H's fragments with R_W = −R_U Hᵀ in phase 2 (kStackH, said there).
   constexpr bool kStackH = (EXPF / 1000) & 2;
+  // EXPF + 4000 (experiment dkstate, DeltaNet's ReWY kernel): ∂K̄'s state term E ∂H⁺ᵀ comes from
+  // state_bwd (p.dKs, bf16 [C][K], in ∂H⁺'s slot S2 with q's pitch): no ∂H⁺ and no second E.
+  constexpr bool kDKS = (EXPF / 1000) & 4;
+  static_assert(!kDKS || (VAR == kDeltaNet && REWY), "the ∂K̄ state term from state_bwd: DeltaNet's ReWY kernel");
   // kSW: the products on warpgroups (EXP 3, 9, 25, 26), their operands swizzled (GradLayout's SW).
   constexpr bool kSW = kGradSw<EXP>;
   using L = GradLayout<VAR, K, V, kGradSw<EXP>>;
@@ -777,7 +803,8 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
     else load_tile<kChunk, V, NT, kStepRows>(Es, VP, p.E + baseV, strideV, len);
   };
   auto load_dH = [&] {
-    if constexpr (kSW) async_tile_sw128<K, V, NT, kStepRows>(dHb, p.dHs + baseS, V, K);
+    if constexpr (kDKS) load_tile<kChunk, K, NT, kStepRows>(dHb, KP, p.dKs + baseK, strideK, len);
+    else if constexpr (kSW) async_tile_sw128<K, V, NT, kStepRows>(dHb, p.dHs + baseS, V, K);
     else load_tile<K, V, NT, kStepRows>(dHb, VP, p.dHs + baseS, V, K);
   };
   auto load_dE = [&] {
@@ -813,7 +840,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   cp_async_commit();
   load_tile<kChunk, K, NT, kStepRows>(ks, KP, p.k + baseK, strideK, len);
   load_tile<kChunk, kChunk, NT, kStepRows>(Tb, kCP, p.Tinv + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
-  load_dH();
+  if constexpr (!kDKS) load_dH();  // (DeltaNet reads ∂H⁺ in phase 5 alone; gated variants in phase 1 too)
   if constexpr (kEarlyDE || kStackH) load_dE();
   cp_async_commit();
   if (threadIdx.x < kChunk) {
@@ -1158,7 +1185,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // operands and load them in phase 5.
   constexpr bool kEarlyE = !VTr::vec_gate && !kGram, kEarlyDH = !VTr::vec_gate;
   if constexpr (kEarlyDH) load_dH();
-  if constexpr (kEarlyE) load_E();
+  if constexpr (kEarlyE && !kDKS) load_E();
   // Channel gates: the row contractions' rescaling of output (r, d) out of block I's frame,
   // e^{G_rd − G_ref(I) d}, and the column contractions' out of block J's, e^{G_ref(J) d − G_rd}.
   [[maybe_unused]] auto row_scale = [&](int I, int r, int d, int e) {
@@ -1464,7 +1491,9 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   tiles_landed<kSW>();
   {
     float acc[1][NTK][4];
-    if constexpr (kSW) {
+    if constexpr (kDKS) {
+      tile_for<NTK>(m0, nK, [&](int j, int e, int r, int d) { acc[0][j][e] = bf2f(dHb[r * KP + d]); });
+    } else if constexpr (kSW) {
       wg_fragment<NTK, V, K>(acc, Es, dHb, nK);
     } else {
       frag_zero(acc);

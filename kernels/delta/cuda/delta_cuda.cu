@@ -1006,6 +1006,12 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay
   // reads them and runs no wy_replay.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
+  // Experiment dkstate: DeltaNet's state term of ∂K̄ (E ∂H⁺ᵀ) formed by state_bwd, which then runs
+  // after the replay (it reads the replay's E) and writes it in place of ∂H⁺ for grad_chunk.
+  const bool dk_state = experiment("dkstate", kDeltaNet) && cfg.variant == Variant::DeltaNet && replay_no_w &&
+                        cfg.backward == BackwardAlgo::ReWY && d.K == 128 && d.V == 128 && li.bwd_bv >= d.V &&
+                        li.grad_warps == 16;
+  if (dk_state) li.overlap_passes = false;
   REWY_CHECK(!li.tbeta_saved || (sv.gexp.defined() && (cfg.variant != Variant::GDN || sv.gate_rows.defined())),
              "backward: the Recompute forward result keeps 𝒯 Diag(β) without its e^γ or row gates");
   Tensor replay_Tbeta;
@@ -1039,12 +1045,14 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   }
   if (in.h0.defined()) gr.dh0 = Tensor::empty({d.N, H, K, V}, DType::F32, dev, &s);
   Tensor dE = Tensor::empty({B, T, H, V}, DType::BF16, dev, &s);
-  Tensor dHs = Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
+  Tensor dHs = dk_state ? Tensor() : Tensor::empty({std::max(ct.num_chunks, 1), H, K, V}, DType::BF16, dev, &s);
+  Tensor dKs = dk_state ? Tensor::empty({B, T, H, K}, DType::BF16, dev, &s) : Tensor();
 
   p.dout = ptr<bf16_t>(dO);
   p.dht = ptr<float>(dHT);
   p.dE = ptr<bf16_t>(dE);
   p.dHs = ptr<bf16_t>(dHs);
+  p.dKs = ptr<bf16_t>(dKs);
   p.dq = ptr<bf16_t>(gr.dq);
   p.dk = ptr<bf16_t>(gr.dk);
   p.dv = ptr<bf16_t>(gr.dv);

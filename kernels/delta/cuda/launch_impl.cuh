@@ -569,12 +569,19 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
     // replay_no_w in delta_cuda.cu): Wᵀ∂E from 𝒯 Diag(β) and k, its TBW.
     REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr),
                "state_bwd: neither W nor 𝒯 Diag(β) given");
+    // p.dKs (experiment dkstate, DeltaNet's TBW at whole-V slices): the ∂K̄ state term in place of ∂H⁺.
+    constexpr bool kCanDks = VAR == kDeltaNet && replay_without_u(VAR, K, V) && BV == V && K == V;
+    REWY_CHECK(!p.dKs || (kCanDks && p.W == nullptr && p.E && !p.dHs && !beside),
+               "state_bwd's ∂K̄ state term: DeltaNet's TBW at whole-V slices, after the replay's E, no ∂H⁺");
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto qraw) {
       dispatch_flag<replay_without_u(VAR, K, V)>(p.W == nullptr, [&](auto tbw) {
         constexpr bool kTbw = decltype(tbw)::value;
-        static const std::string name = kname(kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
-        launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw>,
-                          WgBwdShape<K, BV, kQlo, kKraw, kTbw>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
+        dispatch_flag<kCanDks && kTbw && !decltype(qraw)::value>(p.dKs != nullptr, [&](auto dks) {
+          constexpr bool kDks = decltype(dks)::value;
+          static const std::string name = kname(kDks ? "state_bwd_tbw_dks" : kTbw ? "state_bwd_tbw" : "state_bwd", VAR, K, V, BV);
+          launch_sequential<state_bwd_wg_kernel<VAR, K, V, BV, decltype(qraw)::value, kTbw, false, kDks>,
+                            WgBwdShape<K, BV, kQlo, kKraw, kTbw, kDks>::total>(name, kStateBwdPhases, p, V / BV, s, beside);
+        });
       });
     });
   } else {
@@ -732,6 +739,12 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 // 2026-12-03, docs/measurements/2026-12-03-s39/call1/): removed.
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
+  if constexpr (VAR == kDeltaNet && REWY && K == 128 && V == 128)
+    if (p.dKs) {  // experiment dkstate: ∂K̄'s state term from state_bwd (EXP + 4000)
+      REWY_CHECK(warps == 16, "grad_chunk with ∂K̄'s state term from state_bwd: 16 warps, not {}", warps);
+      return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 4000>(p, s, beside);
+    }
+  REWY_CHECK(!p.dKs, "grad_chunk: ∂K̄'s state term from state_bwd serves DeltaNet's ReWY kernel at K = V = 128 alone");
   dispatch_threads(warps, [&](auto nt) { launch_grad_threads<VAR, K, V, REWY, decltype(nt)::value>(p, s, beside); });
 }
 

@@ -16,7 +16,7 @@ mkdir -p /tmp/dd && tar -xzf "$out/all.tar.gz" -C /tmp/dd && grep -vE "^(deltane
 rewy_device_build /tmp/rebuild.log 30 gpu_test_delta bench_delta >/dev/null  # (the pack's libraries on LD_LIBRARY_PATH)
 b=build-gpu/bench/bench_delta
 for e in "" dkstate; do
-  [ $((SECONDS - t0)) -lt 230 ] || break
+  [ $((SECONDS - t0)) -lt 190 ] || break
   REWY_EXPERIMENTS=$e REWY_KERNEL_TIMING=1 timeout 40 $b --ops deltanet --shapes 0,4 --policies recompute --gates bench \
     --backward rewy --samples 5 >"$out/kernels_${e:-default}.txt" 2>&1
   echo "== kernels ${e:-default}"; grep -E "us/call|median_ms" "$out/kernels_${e:-default}.txt" | grep -E "bwd|state_bwd|grad_chunk|replay" | cut -c1-140
@@ -26,7 +26,7 @@ metrics=$metrics,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throug
 metrics=$metrics,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.per_cycle_active
 : >"$out/ncu.csv"
 for e in default dkstate; do
-  left=$((330 - (SECONDS - t0)))
+  left=$((250 - (SECONDS - t0)))
   [ $left -ge 40 ] || { echo "ncu $e skipped"; continue; }
   REWY_EXPERIMENTS=$([ $e = dkstate ] && echo dkstate) timeout $((left - 10)) ncu --clock-control none \
     --kernel-name regex:"state_|grad_chunk" --metrics "$metrics" --csv \

@@ -56,6 +56,8 @@ def main():
             except ValueError:
                 continue
             vals.setdefault((op, shape, short_name(kernel)), collections.defaultdict(list))[metric].append(x)
+    if not vals:
+        raise SystemExit(f"ncu_summary: no metric rows in {a.csv} (expected ncu --csv lines prefixed with \"op\",\"shape\")")
     head = f"{'op':9} {'shape':5} {'kernel':46} {'n':>3} " + " ".join(f"{h:>7}" for _, h, _ in METRICS[:3])
     head += f" {'TB/s':>6} {'of bw':>6} " + " ".join(f"{h:>6}" for _, h, _ in METRICS[3:])
     print(head)

@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/allocator.h"
@@ -703,6 +704,58 @@ TEST(GpuDelta, DecayCutBackward) {
   EXPECT_GT(paths[0], 0) << "no backward took the cut's passes";
   if (!small_run()) {
     EXPECT_GT(paths[1], 0) << "no backward took the default passes";
+  }
+  set_allocation_poisoning(false);
+}
+
+// Config::dk_state_term (DeltaNet's ∂K̄ state term E ∂H⁺ᵀ formed by state_bwd after the replay,
+// read by grad_chunk in place of ∂H⁺): every output and gradient within the bf16 twin's bar at
+// whole-V slices and 16 grad warps, with grad_chunk beside state_bwd and after it, and the counter
+// shows that it ran; at slices of 64 or 8 grad warps it does not apply and the default runs.
+TEST(GpuDelta, DkStateBackward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  RandomSpec small;  // 4 chunks in two sequences, the last of 22 tokens (the sanitizers' case)
+  small.variant = Variant::DeltaNet;
+  small.T = 214, small.H = 2, small.K = 128, small.V = 128;
+  small.seqlens = {150, 64};
+  small.h0 = true;
+  small.seed = seed;
+  std::vector<RandomSpec> specs = {small};
+  if (!small_run()) {
+    specs.push_back(two_sequences(Variant::DeltaNet, 4, 128, 128, seed + 2));
+    RandomSpec longer;  // 21 chunks, the last of 13 tokens, one sequence from h0
+    longer.variant = Variant::DeltaNet;
+    longer.T = 64 * 20 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
+    longer.h0 = true;
+    longer.seed = seed + 1;
+    specs.push_back(longer);
+  }
+  for (const RandomSpec& sp : specs) {
+    const RandomCase c = make_random_case(sp);
+    auto ref_future = std::async(std::launch::async, cpu_reference, Variant::DeltaNet, c);
+    const RandomCase dev = to_cuda(c, cuda(0));
+    const CpuReference ref = ref_future.get();
+    for (auto [slice, warps, overlap] : {std::tuple{128, 16, true}, std::tuple{128, 16, false}, std::tuple{64, 16, true},
+                                         std::tuple{128, 8, true}}) {
+      Config cfg;
+      cfg.variant = Variant::DeltaNet;
+      cfg.dk_state_term = true;
+      cfg.state_slice = slice;
+      cfg.grad_warps = warps;
+      cfg.overlap_grad = overlap;
+      const bool applies = slice == 128 && warps == 16;
+      const int64_t before = dk_state_backwards();
+      const Outputs out = run_named(cfg, dev);
+      std::string line = fmt::format("DeltaNet T={:4d} H={} K=128 V=128 {}{} BV={:<3d} W={:<2d}{}{}", sp.T, sp.H,
+                                     sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", slice, warps,
+                                     overlap ? "" : ", grad_chunk after the passes",
+                                     applies ? ", ∂K̄'s state term from state_bwd" : ", the default (does not apply)");
+      EXPECT_EQ(dk_state_backwards(), before + (applies ? 1 : 0)) << line;
+      expect_within_twin_bars(out, ref, line, seed);
+      fmt::print("{}\n", line);
+    }
   }
   set_allocation_poisoning(false);
 }

@@ -317,6 +317,14 @@ int decay_cut_fell_back() {
 #endif
 }
 
+int64_t dk_state_backwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::dk_state_backwards();
+#else
+  return 0;
+#endif
+}
+
 int64_t decay_cut_backwards() {
 #if REWY_WITH_CUDA
   return cuda_impl::decay_cut_backwards();

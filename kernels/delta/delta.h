@@ -184,6 +184,11 @@ struct Config {
   // at least 8 chunks a segment; else none; REWY_EXPERIMENTS=nodcut: none); 1: none; S > 1: S
   // segments wherever it applies.
   int backward_cut_segments = 0;
+  // CUDA Recompute ReWY backward of DeltaNet at K = V = 128, state_bwd at whole-V slices, grad_chunk
+  // at 16 warps (candidate, off by default; REWY_EXPERIMENTS=dkstate turns it on too): ∂K̄'s state
+  // term E ∂H⁺ᵀ formed by state_bwd, which then runs after the replay (it reads the replay's E),
+  // and read by grad_chunk in place of ∂H⁺: no ∂H⁺ snapshots. Elsewhere it does nothing.
+  bool dk_state_term = false;
 };
 
 struct Inputs {
@@ -310,5 +315,8 @@ int decay_cut_fell_back();
 // backward to finish.
 int64_t decay_cut_backwards();
 int decay_cut_backward_fell_back();
+// CUDA: how many backwards this process has run with ∂K̄'s state term from state_bwd
+// (Config::dk_state_term); 0 without CUDA.
+int64_t dk_state_backwards();
 
 }  // namespace rewy::delta

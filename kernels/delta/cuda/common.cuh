@@ -207,8 +207,8 @@ struct DeltaParams {
   // either path).
   int* seg_stop = nullptr;
   unsigned count_weight = 1;
-  // DeltaNet's state term of ∂K̄, s E (∂H⁺ / s)ᵀ in bf16, of each chunk [tok][H][K] (experiment
-  // dkstate: state_bwd's DKS forms it, grad_chunk reads it in place of ∂H⁺; dHs then null).
+  // DeltaNet's state term of ∂K̄, s E (∂H⁺ / s)ᵀ in bf16, of each chunk [tok][H][K]
+  // (Config::dk_state_term: state_bwd's DKS forms it, grad_chunk reads it in place of ∂H⁺; dHs then null).
   bf16_t* dKs = nullptr;
 };
 

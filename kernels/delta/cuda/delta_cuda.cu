@@ -373,6 +373,7 @@ LastCut& last_cut(bool backward) {
   return backward ? backward_cut : forward_cut;
 }
 std::atomic<int64_t> g_decay_cut_backwards{0};
+std::atomic<int64_t> g_dk_state_backwards{0};
 // 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
 int fell_back(const LastCut& cut) {
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
@@ -1006,12 +1007,16 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay
   // reads them and runs no wy_replay.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
-  // Experiment dkstate: DeltaNet's state term of ∂K̄ (E ∂H⁺ᵀ) formed by state_bwd, which then runs
-  // after the replay (it reads the replay's E) and writes it in place of ∂H⁺ for grad_chunk.
-  const bool dk_state = experiment("dkstate", kDeltaNet) && cfg.variant == Variant::DeltaNet && replay_no_w &&
-                        cfg.backward == BackwardAlgo::ReWY && d.K == 128 && d.V == 128 && li.bwd_bv >= d.V &&
-                        li.grad_warps == 16;
-  if (dk_state) li.overlap_passes = false;
+  // Config::dk_state_term (or experiment dkstate): DeltaNet's state term of ∂K̄ (E ∂H⁺ᵀ) formed by
+  // state_bwd, which then runs after the replay (it reads the replay's E) and writes it in place of
+  // ∂H⁺ for grad_chunk.
+  const bool dk_state = (cfg.dk_state_term || experiment("dkstate", kDeltaNet)) && cfg.variant == Variant::DeltaNet &&
+                        replay_no_w && cfg.backward == BackwardAlgo::ReWY && d.K == 128 && d.V == 128 &&
+                        li.bwd_bv >= d.V && li.grad_warps == 16;
+  if (dk_state) {
+    li.overlap_passes = false;
+    g_dk_state_backwards.fetch_add(1, std::memory_order_relaxed);
+  }
   REWY_CHECK(!li.tbeta_saved || (sv.gexp.defined() && (cfg.variant != Variant::GDN || sv.gate_rows.defined())),
              "backward: the Recompute forward result keeps 𝒯 Diag(β) without its e^γ or row gates");
   Tensor replay_Tbeta;
@@ -1134,6 +1139,7 @@ int64_t two_pass_segment_forwards() { return g_two_pass_segment_forwards.load(st
 int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_order_relaxed); }
 int decay_cut_fell_back() { return fell_back(last_cut(false)); }
 int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
+int64_t dk_state_backwards() { return g_dk_state_backwards.load(std::memory_order_relaxed); }
 int decay_cut_backward_fell_back() { return fell_back(last_cut(true)); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -19,6 +19,7 @@ int64_t two_pass_segment_forwards();
 int64_t decay_cut_forwards();
 int decay_cut_fell_back();
 int64_t decay_cut_backwards();
+int64_t dk_state_backwards();
 int decay_cut_backward_fell_back();
 
 }  // namespace rewy::delta::cuda_impl

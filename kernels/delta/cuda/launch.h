@@ -27,7 +27,7 @@ namespace rewy::delta::cuda_impl {
 // the default's cut turned off: scan_segment_choice and backward_cut_choice); kseg2p (KDA's and
 // GDN2's few-pair Recompute forward by the two-pass form: scan_segment_choice); dkstate (DeltaNet's
 // ∂K̄ state term E ∂H⁺ᵀ formed by state_bwd after the replay, read by grad_chunk in place of ∂H⁺:
-// delta_cuda.cu's backward, state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000);
+// Config::dk_state_term, delta_cuda.cu's backward, state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -187,7 +187,8 @@ struct Config {
   // CUDA Recompute ReWY backward of DeltaNet at K = V = 128, state_bwd at whole-V slices, grad_chunk
   // at 16 warps (candidate, off by default; REWY_EXPERIMENTS=dkstate turns it on too): ∂K̄'s state
   // term E ∂H⁺ᵀ formed by state_bwd, which then runs after the replay (it reads the replay's E),
-  // and read by grad_chunk in place of ∂H⁺: no ∂H⁺ snapshots. Elsewhere it does nothing.
+  // and read by grad_chunk in place of ∂H⁺: no ∂H⁺ snapshots. The bf16 twin (round_to_bf16) then
+  // rounds that term as the kernels do (DeltaNet, ReWY, K = V = 128). Elsewhere it does nothing.
   bool dk_state_term = false;
 };
 

@@ -175,14 +175,20 @@ std::map<std::string, Tensor> run_named(const Config& cfg, const RandomCase& c) 
   return out;
 }
 
-CpuReference cpu_reference(Variant v, const RandomCase& c64) {
-  Config cfg;
-  cfg.variant = v;
+CpuReference cpu_reference_with(const Config& cfg_in, const RandomCase& c64) {
+  Config cfg = cfg_in;
+  cfg.round_to_bf16 = false;
   CpuReference r;
   r.exact = run_named(cfg, c64);
   cfg.round_to_bf16 = true;
   r.twin = run_named(cfg, to_cpu(c64, DType::F32));
   return r;
+}
+
+CpuReference cpu_reference(Variant v, const RandomCase& c64) {
+  Config cfg;
+  cfg.variant = v;
+  return cpu_reference_with(cfg, c64);
 }
 
 }  // namespace rewy::delta

@@ -66,5 +66,8 @@ struct CpuReference {
   std::map<std::string, Tensor> exact, twin;
 };
 CpuReference cpu_reference(Variant v, const RandomCase& c64);
+// The same with cfg's options (its variant; round_to_bf16 set for the twin alone), e.g. a twin that
+// rounds where a non-default kernel path does (Config::dk_state_term).
+CpuReference cpu_reference_with(const Config& cfg, const RandomCase& c64);
 
 }  // namespace rewy::delta

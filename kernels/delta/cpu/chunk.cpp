@@ -36,6 +36,7 @@ struct Prepared {
     p.H = int(dims.H), p.K = int(dims.K), p.V = int(dims.V), p.C = cfg.chunk;
     p.scale = T(cfg.scale != 0.0 ? cfg.scale : 1.0 / std::sqrt(double(dims.K)));
     p.round = r;
+    p.dk_state = cfg.dk_state_term;
     p.q = ptr<T>(q), p.k = ptr<T>(k), p.v = ptr<T>(v), p.beta = ptr<T>(beta), p.g = ptr<T>(g);
     p.b = ptr<T>(b), p.w = ptr<T>(w);
   }
@@ -201,7 +202,17 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     }
     round_bf16_if(p.round, dP);
     local_gemm("bwd", "dQ_state", m, K, V, s, dOc.data(), V, false, Hr.data(), V, true, T(0), dQh.data(), K);
-    local_gemm("bwd", "dKbar", m, K, V, T(1), E.data(), V, false, dHr.data(), V, true, T(0), dKb.data(), K);
+    if (p.round && p.dk_state && algo == BackwardAlgo::ReWY && p.variant == Variant::DeltaNet && K == 128 && V == 128) {
+      // The kernels' ∂K̄ state term under Config::dk_state_term: state_bwd's bf16 ∂H⁺ᵀ/s tile times
+      // E, times s, stored as bf16 for grad_chunk.
+      std::vector<T> dHf = dHp;
+      for (T& x : dHf) x *= T(1) / s;
+      round_bf16_if(true, dHf);
+      local_gemm("bwd", "dKbar", m, K, V, s, E.data(), V, false, dHf.data(), V, true, T(0), dKb.data(), K);
+      round_bf16_if(true, dKb);
+    } else {
+      local_gemm("bwd", "dKbar", m, K, V, T(1), E.data(), V, false, dHr.data(), V, true, T(0), dKb.data(), K);
+    }
     local_gemm("bwd", "dW", m, K, V, T(-1), dE.data(), V, false, Hr.data(), V, true, T(0), dX.data(), KV);
     for (int i = 0; i < m; ++i) {
       round_bf16_if(p.round, &dX[size_t(i) * KV], size_t(K));  // ∂W, a GEMM operand of the kernels

@@ -175,13 +175,18 @@ std::map<std::string, Tensor> run_named(const Config& cfg, const RandomCase& c) 
   return out;
 }
 
+std::map<std::string, Tensor> cpu_twin(const Config& cfg_in, const RandomCase& c64) {
+  Config cfg = cfg_in;
+  cfg.round_to_bf16 = true;
+  return run_named(cfg, to_cpu(c64, DType::F32));
+}
+
 CpuReference cpu_reference_with(const Config& cfg_in, const RandomCase& c64) {
   Config cfg = cfg_in;
   cfg.round_to_bf16 = false;
   CpuReference r;
   r.exact = run_named(cfg, c64);
-  cfg.round_to_bf16 = true;
-  r.twin = run_named(cfg, to_cpu(c64, DType::F32));
+  r.twin = cpu_twin(cfg, c64);
   return r;
 }
 

@@ -202,7 +202,7 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     }
     round_bf16_if(p.round, dP);
     local_gemm("bwd", "dQ_state", m, K, V, s, dOc.data(), V, false, Hr.data(), V, true, T(0), dQh.data(), K);
-    if (p.round && p.dk_state && algo == BackwardAlgo::ReWY && p.variant == Variant::DeltaNet && K == 128 && V == 128) {
+    if (p.round && p.dk_state && algo == BackwardAlgo::ReWY && rewy_dk_state_term(p.variant, K, V)) {
       // The kernels' ∂K̄ state term under Config::dk_state_term: state_bwd's bf16 ∂H⁺ᵀ/s tile times
       // E, times s, stored as bf16 for grad_chunk.
       std::vector<T> dHf = dHp;

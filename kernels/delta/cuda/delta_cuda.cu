@@ -18,6 +18,7 @@
 #include "kernels/delta/cuda/launch.h"
 #include "kernels/delta/cuda/state_slices.h"
 #include "kernels/delta/cuda/tma.cuh"
+#include "kernels/delta/rw_from_ru.h"
 #include "kernels/delta/segments.h"
 
 namespace rewy::delta::cuda_impl {
@@ -1010,9 +1011,9 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // Config::dk_state_term (or experiment dkstate): DeltaNet's state term of ∂K̄ (E ∂H⁺ᵀ) formed by
   // state_bwd, which then runs after the replay (it reads the replay's E) and writes it in place of
   // ∂H⁺ for grad_chunk.
-  const bool dk_state = (cfg.dk_state_term || experiment("dkstate", kDeltaNet)) && cfg.variant == Variant::DeltaNet &&
-                        replay_no_w && cfg.backward == BackwardAlgo::ReWY && d.K == 128 && d.V == 128 &&
-                        li.bwd_bv >= d.V && li.grad_warps == 16;
+  const bool dk_state = (cfg.dk_state_term || experiment("dkstate", kDeltaNet)) &&
+                        rewy_dk_state_term(cfg.variant, int(d.K), int(d.V)) && replay_no_w &&
+                        cfg.backward == BackwardAlgo::ReWY && li.bwd_bv >= d.V && li.grad_warps == 16;
   if (dk_state) {
     li.overlap_passes = false;
     g_dk_state_backwards.fetch_add(1, std::memory_order_relaxed);

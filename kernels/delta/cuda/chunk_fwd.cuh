@@ -23,6 +23,8 @@ namespace rewy::delta::cuda_impl {
 
 // wy_prep_kernel's EXP for the fused forward's kernel (said there).
 inline constexpr int kPrepFusedExp = 1;
+// ... and its form for a state pass that forms P itself (DeltaParams::pass_forms_p): no q, no P.
+inline constexpr int kPrepFusedNoPExp = 2;
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -375,9 +377,10 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
-__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kFusedOnly = EXP == kPrepFusedExp;
+  constexpr bool kNoP = EXP == kPrepFusedNoPExp;  // (A alone: the pass forms P from q and k)
+  constexpr bool kFusedOnly = EXP == kPrepFusedExp || kNoP;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
   using L = PrepLayout<VAR, K, V, kFusedOnly, LDA>;
   constexpr int KP = L::KP, VP = L::VP;
@@ -402,7 +405,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
-  load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
+  if constexpr (!kNoP) load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   // (The fused forward forms U in the state pass: no v here.)
   const bool fused = kFusedOnly || (fuses_wu(VAR) && p.Tbeta != nullptr);
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
@@ -426,6 +429,9 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     });
     __syncthreads();
     packed_cc_products3<K, NT>(accP, accA, KR, KR2, KA, packed);
+  } else if constexpr (kNoP) {
+    frag_zero(accA);
+    warp_mma<1, kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor>(accA, ks, KP, ks, KP, warp_m0(), warp_n0<kChunk, NT>(), 0, K);
   } else {
     // Q Kᵀ and K Kᵀ in one k-loop, K's fragments loaded once for both: wy_prep 1.056x DeltaNet,
     // 1.068x GDN against two products (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
@@ -450,17 +456,17 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
         const int cc = c + e;
         const float decay = r >= cc ? exp_ftz(Gs[r] - Gs[cc]) : 0.f;
         float &xp = accP[i][j][2 * h + e], &xa = accA[i][j][2 * h + e];
-        xp = r >= cc ? xp * decay : 0.f;
+        if constexpr (!kNoP) xp = r >= cc ? xp * decay : 0.f;
         xa = r > cc ? betas[r] * (xa * decay) : 0.f;
       }
     });
-  } else {
+  } else if constexpr (!kNoP) {
     frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
   }
 
   if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) and the packed KC (under Tb) are read
   // P leaves through Tb's slot (free until 𝒯 is formed) in 16-byte rows, not 4-byte fragment stores.
-  frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
+  if constexpr (!kNoP) frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   if constexpr (kFusedOnly) __syncthreads();  // every warp's products have read k and q: As takes their slots
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     if constexpr (VT<VAR>::vec_gate) As[r * LDA + cc] = r > cc ? x : 0.f;  // b folded in the rows
@@ -468,7 +474,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_ke
     else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
-  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
+  if constexpr (!kNoP) store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
   bf16_t* const tbeta_out = fused ? p.Tbeta : p.Tbeta_kept;
@@ -1077,15 +1083,16 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 // K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: the fused forward of channel
 // gates, kfuse in delta_cuda.cu's forward): a [C][K] tile from p.W for K H, K̄ as before: kKtGammaK
 // (KDA: K ⊙ Γ), kKtYw (GDN2: Y_W, and Y_U from p.U in v's place).
+// PFORM (DeltaParams::pass_forms_p): no P tile; the pass forms P from Q̂ and K̄.
 inline constexpr int kKtGammaK = 1, kKtYw = 2;
-template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, int KT = 0>
+template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, int KT = 0, bool PFORM = false>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
   static constexpr size_t W = 0;                                       // bf16 [C][K], FUSED: 𝒯 Diag(β) [C][C]
   static constexpr size_t Kb = W + (FUSED ? size_t(kChunk) * kChunk * 2 : tile_k), Qh = Kb + tile_k;  // [C][K]
   static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
-  static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
+  static constexpr size_t U = P + (OUTPUT && !PFORM ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
   static constexpr size_t Kt = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // KT: [C][K]
   static constexpr size_t gam = Kt + (KT ? tile_k : 0);                      // e^γ f32 [K]
   static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
@@ -1106,7 +1113,7 @@ struct WgStateStage {
     if constexpr (KT) async_tile_sw128<kChunk, K>(bf(Kt), p.W + baseK, strideK, len);
     if constexpr (OUTPUT) {
       async_tile_sw128<kChunk, K>(bf(Qh), (GATE ? p.q : p.Qg) + baseK, strideK, len);
-      async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
+      if constexpr (!PFORM) async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
     }
     prefetch_slice(st, p, c, sp, h, v0, V);
   }
@@ -1162,9 +1169,10 @@ struct WgStateStage {
 // one CTA.
 // KT: Dᵀ in Eᵀ's place (each warpgroup reads its own half of D's columns and writes the same half
 // of E after its product has waited), so that two stages with K ⊙ Γ fit at V-slices of 128.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, int KT = 0>
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, int KT = 0,
+          bool PFORM = false>
 struct StateFwdShape {
-  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE, KT>;
+  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE, KT, PFORM>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
   static constexpr size_t d_bytes = FUSED && !KT ? e_bytes : 0;
@@ -1185,10 +1193,10 @@ struct StateFwdShape {
 // Recompute forward of channel gates forming E in the pass (kfuse in delta_cuda.cu's forward:
 // p.Tbeta set): KDA from 𝒯 Diag(β), K ⊙ Γ and v; GDN2 from 𝒯, Y_W and Y_U.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false,
-          bool KFUSE = false>
+          bool KFUSE = false, bool PFORM = false>
 using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE,
                                      fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER,
-                                     KFUSE ? (VAR == kGDN2 ? kKtYw : kKtGammaK) : 0>;
+                                     KFUSE ? (VAR == kGDN2 ? kKtYw : kKtGammaK) : 0, PFORM>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1383,8 +1391,13 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
 // at whole-V slices, each segment from zero at its cut or from h0, the states Hs, E and the
 // chunk's count (by p.count_weight) for its own chunks alone; no look-back (the plan's word runs
 // the default replay where a segment would), no end state.
+// PFORM (DeltaParams::pass_forms_p; DeltaNet's fused forward by column halves): P = tril(Q Kᵀ) from
+// the stage's q and k on each warpgroup (its product issued beside K H and Q̂ H, off the step's
+// chain), taken by P E from registers, and stored for the backward by column halves; wy_prep then
+// reads no q and writes no P (kPrepFusedNoPExp).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
+          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false,
+          bool PFORM = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
@@ -1403,8 +1416,11 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
+  static_assert(!PFORM || (kFused && FHALF && OUTPUT && !STORE && !kGate && !KFUSE && !CLUSTER && !BESIDE && !MAP &&
+                           !PLANES && !WARM && !VT<VAR>::gated),
+                "PFORM: DeltaNet's plain fused forward by column halves");
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE>;
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE, PFORM>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -1526,6 +1542,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::fence_smem_writes();
       };
       float acch[BH / 2];  // FHALF: this warpgroup's half of Q̂ H's columns, then of O's
+      float accp[PFORM ? kChunk / 2 : 1];  // PFORM: Q Kᵀ (this warpgroup's whole copy), then P
       if constexpr (!OUTPUT || FHALF) {
         // The replay (no Q̂ H beside), or FHALF: each warpgroup forms its own half of D's columns
         // and, behind its own barrier, the same half of E.
@@ -1533,7 +1550,13 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accd, KH, Ht + wgi * BH * wg::kPanel, false);
         if constexpr (FHALF) wg::gemm_issue<BH, K, Major::K, Major::K, BV>(acch, Qh, Ht + wgi * BH * wg::kPanel, false);
         wg::commit();
-        wg::wait<0>();
+        if constexpr (PFORM) {  // Q Kᵀ behind them, awaited with E's product
+          wg::gemm_issue<kChunk, K, Major::K, Major::K>(accp, Qh, Kb, false);
+          wg::commit();
+          wg::wait<1>();
+        } else {
+          wg::wait<0>();
+        }
         if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
         if constexpr ((PLANES || (WARM && OUTPUT)) && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
 #pragma unroll
@@ -1550,6 +1573,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (OUTPUT && !FHALF) __syncthreads();  // Dᵀ complete
       float acce[BH / 2];
       wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
+      if constexpr (PFORM) wg::fence_accumulator(accp);  // (Q Kᵀ landed with E's wait)
       if constexpr (KFUSE) warpgroup_sync(1 + wgi);  // the warpgroup's half of Dᵀ is read: Eᵀ's goes there
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
@@ -1563,6 +1587,21 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
             wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
             wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
           }
+        } else if constexpr (PFORM) {
+          wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+          uint32_t pa[kChunk / 16][4];
+          wg::frag_to_a<kChunk>(accp, pa);
+          wg::gemm_reg_a<BH, kChunk, Major::K>(acch, pa, Et + wgi * BH * kChunk, true);
+          wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
+          // P for the backward (bf16 as P E took it), warpgroup w its columns [32 w, + 32)
+          // (constant offsets into accp: an index by wgi put it on the stack)
+          constexpr int kPH = kChunk / 2;
+          bf16_t* const p_out = p.P + (int64_t(tok0) * p.H + h) * kChunk;
+          if (wgi == 0)
+            wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[0]), p_out, int64_t(p.H) * kChunk, len, 1.f);
+          else
+            wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[kPH / 2]), p_out + kPH, int64_t(p.H) * kChunk,
+                               len, 1.f);
         } else {
           wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
           wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
@@ -1664,10 +1703,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false,
-          bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE>::ctas_per_sm))
+          bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false, bool PFORM = false>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE, PFORM>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES, WARM>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES, WARM, PFORM>(p, nullptr);
 }
 
 // The segment scan's scan over segments (SegmentScanParams): a CTA of K threads per (sequence,

@@ -28,6 +28,9 @@ namespace rewy::delta::cuda_impl {
 // GDN2's few-pair Recompute forward by the two-pass form: scan_segment_choice); dkstate (DeltaNet's
 // ∂K̄ state term E ∂H⁺ᵀ formed by state_bwd after the replay, read by grad_chunk in place of ∂H⁺:
 // Config::dk_state_term, delta_cuda.cu's backward, state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000);
+// pform (DeltaNet's fused forward pass by column halves forms P from q and k and stores it for the
+// backward; its wy_prep reads no q and writes no P: DeltaParams::pass_forms_p, state_fwd_body's PFORM,
+// kPrepFusedNoPExp);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

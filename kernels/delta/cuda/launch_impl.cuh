@@ -243,13 +243,16 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP == kPrepFusedExp ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP != 0 ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
-  constexpr bool kFused = EXP == kPrepFusedExp;
+  constexpr bool kFused = EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp;
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
+                    : (EXP == kPrepFusedNoPExp ? "wy_prep_fused_nop"
+                       : kFused                ? "wy_prep_fused"
+                       : kExp                  ? "wy_prep_exp"
+                                               : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);
@@ -304,9 +307,15 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
+  // p.pass_forms_p: the pass forms P (PFORM), so this kernel forms none and reads no q.
+  REWY_CHECK(!p.pass_forms_p || (VAR == kDeltaNet && fused && warps == 8 && !beside && !experiment("prep2", VAR)),
+             "wy_prep: a pass forming P runs after the fused forward's 8-warp kernel alone");
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
+      if constexpr (VAR == kDeltaNet)
+        if (p.pass_forms_p) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedNoPExp>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
+    }
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
@@ -402,6 +411,7 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   const bool kfuse = kCanKfuse && p.Tbeta != nullptr;
   REWY_CHECK(kfuse || p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE,
              "state_fwd: 𝒯 Diag(β) given where the pass cannot read it");
+  REWY_CHECK(!p.pass_forms_p || !maps, "state_fwd: P formed in the pass, not by the cluster form");
   if constexpr (!BESIDE)
     if (!kfuse && launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   // The fused forward by column halves (state_fwd_body's FHALF) at V-slices of 128: Recompute
@@ -421,14 +431,23 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
                                    : experiment("uhalf", VAR);
     dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
       constexpr bool kHalf = decltype(fhalf)::value;
-      const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                                               : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
-                                      : "state_fwd_replay";
-      static const std::string name =
-          kname((std::string(base) + (kKfuse ? "_kt" : "") + (kHalf ? "_fhalf" : "")).c_str(), VAR, K, V, BV);
-      launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf, kKfuse>,
-                        StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, kKfuse>::total>(name, kStateFwdPhases,
-                                                                                                 p, V / BV, s);
+      // p.pass_forms_p (PFORM): DeltaNet's plain fused pass by column halves alone.
+      constexpr bool kCanFormP = VAR == kDeltaNet && kHalf && kFusedHalf && !kKfuse && OUTPUT && !STORE && !SGATE && !BESIDE;
+      REWY_CHECK(!p.pass_forms_p || kCanFormP, "state_fwd: P formed in a pass that cannot ({}, slices of {})",
+                 variant_name(VAR), BV);
+      dispatch_flag<kCanFormP>(p.pass_forms_p, [&](auto pform) {
+        constexpr bool kPform = decltype(pform)::value;
+        const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                                                 : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+                                        : "state_fwd_replay";
+        static const std::string name = kname(
+            (std::string(base) + (kKfuse ? "_kt" : "") + (kHalf ? "_fhalf" : "") + (kPform ? "_pform" : "")).c_str(), VAR,
+            K, V, BV);
+        launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf, kKfuse, false, false, false,
+                                           kPform>,
+                          StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, kKfuse, kPform>::total>(
+            name, kStateFwdPhases, p, V / BV, s);
+      });
     });
   });
 }

@@ -109,6 +109,76 @@ struct Mma<128> {
   }
 };
 
+// d (+)= A·op(B) for one k-step of 16 with A's 64×16 bf16 in registers (a[0..3]: the mma.sync
+// m16n8k16 A fragment of the warp's 16 rows, which is how an m64nN accumulator's two n8 tiles
+// 2k, 2k + 1 pack: frag_to_a) and B through its descriptor; TB = 1 for an MN-major B.
+template <int N>
+struct MmaRegA;
+
+template <>
+struct MmaRegA<32> {
+  template <int TB>
+  __device__ __forceinline__ static void run(float (&d)[16], const uint32_t (&a)[4], uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(TB)
+        : "memory");
+  }
+};
+
+template <>
+struct MmaRegA<64> {
+  template <int TB>
+  __device__ __forceinline__ static void run(float (&d)[32], const uint32_t (&a)[4], uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(TB)
+        : "memory");
+  }
+};
+
+// The accumulator of an m64nK product (K / 2 floats) as K / 16 register A fragments of bf16, for
+// a product that takes it as its left operand without a trip through shared memory.
+template <int K>
+__device__ __forceinline__ void frag_to_a(const float (&acc)[K / 2], uint32_t (&a)[K / 16][4]) {
+#pragma unroll
+  for (int k = 0; k < K / 16; ++k) {
+    a[k][0] = pack_bf16x2(acc[8 * k], acc[8 * k + 1]);
+    a[k][1] = pack_bf16x2(acc[8 * k + 2], acc[8 * k + 3]);
+    a[k][2] = pack_bf16x2(acc[8 * k + 4], acc[8 * k + 5]);
+    a[k][3] = pack_bf16x2(acc[8 * k + 6], acc[8 * k + 7]);
+  }
+}
+
+// acc (+)= A·B over K with A (64×K) in registers (frag_to_a's) and B a swizzled tile as
+// gemm_issue's (MB = K: stored [N][K]; MN: [K][N]). Issues K / 16 products, commits and waits.
+template <int N, int K, Major MB>
+__device__ __forceinline__ void gemm_reg_a(float (&acc)[N / 2], const uint32_t (&a)[K / 16][4], const bf16_t* B,
+                                           bool accumulate) {
+  static_assert(K % 16 == 0, "K is a multiple of 16");
+  static_assert(MB == Major::K || N % kPanel == 0, "an MN-major B needs N a multiple of 64");
+  fence_operands();
+#pragma unroll
+  for (int k = 0; k < K / 16; ++k) {
+    const bf16_t* b = MB == Major::K ? B + (k / 4) * N * kPanel + (k % 4) * 16 : B + k * 16 * kPanel;
+    MmaRegA<N>::template run<MB == Major::MN>(acc, a[k], desc_sw128<MB>(b, K * kPanel * 2), accumulate || k > 0);
+  }
+  commit();
+  wait<0>();
+}
+
+// Keeps the compiler from moving reads or writes of acc across this point (an accumulator a
+// wgmma still writes is read only after its wait).
+template <int N>
+__device__ __forceinline__ void fence_accumulator(float (&acc)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+
 // acc (+)= A·B over K for one warpgroup: A is 64×K, B is K×N, each a 128-byte-swizzled tile in
 // the tile_offset layout: MA = K: A stored [64][K]; MA = MN: A stored [K][64]; MB = K: B stored
 // [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits.

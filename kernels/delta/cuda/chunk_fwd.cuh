@@ -523,6 +523,8 @@ __global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const D
     solve_unit_lower<NT, NT, LDA>(Ts, As, p.phase_cycles);  // marks 2 and 3
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (gate_rows_out) store_gate_rows<NT>(p, Gs, at.c, at.h, gate_rows_out);
+    if constexpr (kNoP && VAR == kGDN)  // G of the rows, for P's e^{G_i − G_j} in the pass
+      for (int i = threadIdx.x; i < kChunk; i += NT) p.gate_log[(int64_t(at.c) * p.H + at.h) * kChunk + i] = Gs[i];
     if (fused) {  // W and U are the state pass's: e^γ is left for it
       store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
       phase_mark(p.phase_cycles, 4);
@@ -1083,7 +1085,7 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 // K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: the fused forward of channel
 // gates, kfuse in delta_cuda.cu's forward): a [C][K] tile from p.W for K H, K̄ as before: kKtGammaK
 // (KDA: K ⊙ Γ), kKtYw (GDN2: Y_W, and Y_U from p.U in v's place).
-// PFORM (DeltaParams::pass_forms_p): no P tile; the pass forms P from Q̂ and K̄.
+// PFORM (DeltaParams::pass_forms_p): no P tile; the pass forms P from q and k (GATE: and G [C]).
 inline constexpr int kKtGammaK = 1, kKtYw = 2;
 template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, int KT = 0, bool PFORM = false>
 struct WgStateStage {
@@ -1096,7 +1098,8 @@ struct WgStateStage {
   static constexpr size_t Kt = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // KT: [C][K]
   static constexpr size_t gam = Kt + (KT ? tile_k : 0);                      // e^γ f32 [K]
   static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
-  static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
+  static constexpr size_t glog = rows + (GATE ? kChunk * 2 * 4 : 0);           // GATE with PFORM: G f32 [C]
+  static constexpr size_t span = glog + (GATE && PFORM ? kChunk * 4 : 0);      // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || BV % 64 == 0, "the fused stage takes whole panels of v");
   static_assert(!KT || (FUSED && !GATE), "K ⊙ Γ: the fused stage of channel gates");
@@ -1128,6 +1131,7 @@ struct WgStateStage {
       async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (GATE) async_tile<1, kChunk * 2 * 4>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+    if constexpr (GATE && PFORM) async_tile<1, kChunk * 4>(st + glog, 0, p.gate_log + (int64_t(c) * p.H + h) * kChunk, 0, 1);
   }
 
   // The tiles every V-slice reads (W, K̄; OUTPUT: Q̂, P), 64-channel boxes of 64 tokens, split
@@ -1391,10 +1395,11 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
 // at whole-V slices, each segment from zero at its cut or from h0, the states Hs, E and the
 // chunk's count (by p.count_weight) for its own chunks alone; no look-back (the plan's word runs
 // the default replay where a segment would), no end state.
-// PFORM (DeltaParams::pass_forms_p; DeltaNet's fused forward by column halves): P = tril(Q Kᵀ) from
-// the stage's q and k on each warpgroup (its product issued beside K H and Q̂ H, off the step's
-// chain), taken by P E from registers, and stored for the backward by column halves; wy_prep then
-// reads no q and writes no P (kPrepFusedNoPExp).
+// PFORM (DeltaParams::pass_forms_p; DeltaNet's and GDN's fused forward by column halves):
+// P = tril(Q Kᵀ) (GDN: times e^{G_i − G_j}, G from wy_prep in p.gate_log) from the stage's q and k
+// on each warpgroup (its product issued beside K H and Q̂ H, off the step's chain), taken by P E
+// from registers, and stored for the backward by column halves; wy_prep then reads no q and writes
+// no P (kPrepFusedNoPExp).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
           bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false,
           bool PFORM = false>
@@ -1416,9 +1421,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
-  static_assert(!PFORM || (kFused && FHALF && OUTPUT && !STORE && !kGate && !KFUSE && !CLUSTER && !BESIDE && !MAP &&
-                           !PLANES && !WARM && !VT<VAR>::gated),
-                "PFORM: DeltaNet's plain fused forward by column halves");
+  static_assert(!PFORM || (kFused && FHALF && OUTPUT && !STORE && !SGATE && !KFUSE && !CLUSTER && !BESIDE && !MAP &&
+                           !PLANES && !WARM && fuses_wu(VAR) && kGate == (VAR == kGDN)),
+                "PFORM: DeltaNet's and GDN's plain fused forward by column halves");
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE, PFORM>;
   using S = typename L::S;
@@ -1588,7 +1593,12 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
             wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
           }
         } else if constexpr (PFORM) {
-          wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+          if constexpr (kGate) {  // GDN: P = tril(e^{G_i − G_j} ⊙ q kᵀ), as wy_prep formed it
+            const float* const G = reinterpret_cast<const float*>(st + S::glog);
+            wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x * exp_ftz(G[r] - G[cc]) : 0.f; });
+          } else {
+            wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+          }
           uint32_t pa[kChunk / 16][4];
           wg::frag_to_a<kChunk>(accp, pa);
           wg::gemm_reg_a<BH, kChunk, Major::K>(acch, pa, Et + wgi * BH * kChunk, true);

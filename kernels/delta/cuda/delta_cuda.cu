@@ -870,11 +870,17 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool row_gates = fused_rows || saved_rows;
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
-  // REWY_EXPERIMENTS=pform: DeltaNet's fused pass by column halves forms P from q and k (each
-  // warpgroup, beside K H and Q H) and stores it for the backward; its wy_prep reads no q and
-  // writes no P (1 GB less read and written at (8, 4096, 32) counted: q's read and P's).
-  p.pass_forms_p = experiment("pform", var) && cfg.variant == Variant::DeltaNet && fused_scalar && !save && !beside &&
-                   !cut_first && slice == 128 && !li.maps && li.prep_warps == 8 && !experiment("prep2", var);
+  // REWY_EXPERIMENTS=pform: DeltaNet's and GDN's fused pass by column halves forms P from q and k
+  // (each warpgroup, beside K H and Q H; GDN's gates from wy_prep's G rows) and stores it for the
+  // backward; their wy_prep reads no q and writes no P.
+  p.pass_forms_p = experiment("pform", var) && fused_scalar && !save && !beside && !cut_first && slice == 128 &&
+                   !li.maps && li.prep_warps == 8 && !experiment("prep2", var) &&
+                   (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && fused_rows));
+  Tensor gate_log;  // GDN's G of each row there, for P's gates in the pass
+  if (p.pass_forms_p && cfg.variant == Variant::GDN) {
+    gate_log = Tensor::empty({std::max<int64_t>(ct.num_chunks, 1), d.H, kChunk}, DType::F32, dev, &s);
+    p.gate_log = ptr<float>(gate_log);
+  }
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
   if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
     const int64_t words = int64_t(ct.num_chunks) * d.H + 2;

@@ -308,12 +308,12 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
   // p.pass_forms_p: the pass forms P (PFORM), so this kernel forms none and reads no q.
-  REWY_CHECK(!p.pass_forms_p || (VAR == kDeltaNet && fused && warps == 8 && !beside && !experiment("prep2", VAR)),
+  REWY_CHECK(!p.pass_forms_p || (fuses_wu(VAR) && fused && warps == 8 && !beside && !experiment("prep2", VAR) &&
+                                  (VAR != kGDN || p.gate_log)),
              "wy_prep: a pass forming P runs after the fused forward's 8-warp kernel alone");
   if constexpr (fuses_wu(VAR))
     if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
-      if constexpr (VAR == kDeltaNet)
-        if (p.pass_forms_p) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedNoPExp>(p, s, beside, load_only);
+      if (p.pass_forms_p) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedNoPExp>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
     }
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
@@ -431,8 +431,10 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
                                    : experiment("uhalf", VAR);
     dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
       constexpr bool kHalf = decltype(fhalf)::value;
-      // p.pass_forms_p (PFORM): DeltaNet's plain fused pass by column halves alone.
-      constexpr bool kCanFormP = VAR == kDeltaNet && kHalf && kFusedHalf && !kKfuse && OUTPUT && !STORE && !SGATE && !BESIDE;
+      // p.pass_forms_p (PFORM): DeltaNet's and GDN's plain fused pass by column halves alone.
+      constexpr bool kCanFormP =
+          fuses_wu(VAR) && kHalf && kFusedHalf && !kKfuse && OUTPUT && !STORE && !SGATE && !BESIDE &&
+          fused_gate(VAR, OUTPUT, STORE, BV) == (VAR == kGDN);
       REWY_CHECK(!p.pass_forms_p || kCanFormP, "state_fwd: P formed in a pass that cannot ({}, slices of {})",
                  variant_name(VAR), BV);
       dispatch_flag<kCanFormP>(p.pass_forms_p, [&](auto pform) {

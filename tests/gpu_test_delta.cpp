@@ -764,6 +764,64 @@ TEST(GpuDelta, DkStateBackward) {
   set_allocation_poisoning(false);
 }
 
+// REWY_EXPERIMENTS=pform (or pform:deltanet, pform:gdn): DeltaNet's and GDN's forward pass by
+// column halves forms P itself and stores it for the backward, and wy_prep forms none. At whole-V
+// slices, wy_prep not beside, both policies and backwards: the path runs exactly where it applies
+// (Recompute; the counter), and every output and gradient, the backward's from the pass's P among
+// them, is within the bf16 twin's bar. Without the experiment the same calls run the default.
+TEST(GpuDelta, PassFormsP) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  set_allocation_poisoning(true);
+  const uint64_t seed = test::fresh_seed();
+  const char* experiments = std::getenv("REWY_EXPERIMENTS");
+  const std::string list = "," + std::string(experiments ? experiments : "") + ",";
+  for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
+    const bool on = list.find(",pform,") != std::string::npos ||
+                    list.find(",pform:" + std::string(name(variant)) + ",") != std::string::npos;
+    RandomSpec small;  // 4 chunks in two sequences, the last of 22 tokens (the sanitizers' case)
+    small.variant = variant;
+    small.T = 214, small.H = 2, small.K = 128, small.V = 128;
+    small.seqlens = {150, 64};
+    small.h0 = true;
+    small.seed = seed + uint64_t(variant);
+    std::vector<RandomSpec> specs = {small};
+    if (!small_run()) {
+      specs.push_back(two_sequences(variant, 4, 128, 128, seed + 10 + uint64_t(variant)));
+      RandomSpec longer;  // 21 chunks, the last of 13 tokens, one sequence from h0
+      longer.variant = variant;
+      longer.T = 64 * 20 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
+      longer.h0 = true;
+      longer.seed = seed + 20 + uint64_t(variant);
+      specs.push_back(longer);
+    }
+    for (const RandomSpec& sp : specs) {
+      const RandomCase c = make_random_case(sp);
+      auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
+      const RandomCase dev = to_cuda(c, cuda(0));
+      const CpuReference ref = ref_future.get();
+      for (Policy policy : {Policy::Recompute, Policy::Save})
+        for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline}) {
+          Config cfg;
+          cfg.variant = variant;
+          cfg.policy = policy;
+          cfg.backward = algo;
+          cfg.state_slice = 128;
+          cfg.prep_beside = cfg.prep_beside_save = false;
+          const bool applies = on && policy == Policy::Recompute;
+          const int64_t before = pass_formed_p_forwards();
+          const Outputs out = run_named(cfg, dev);
+          std::string line = fmt::format("{:8s} T={:4d} H={} K=128 V=128 {}{} {:8s} {:9s} BV=128 {}", name(variant), sp.T, sp.H,
+                                         sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", name(algo), name(policy),
+                                         applies ? "P formed in the pass" : "P from wy_prep");
+          EXPECT_EQ(pass_formed_p_forwards(), before + (applies ? 1 : 0)) << line;
+          expect_within_twin_bars(out, ref, line, seed);
+          fmt::print("{}\n", line);
+        }
+    }
+  }
+  set_allocation_poisoning(false);
+}
+
 // A call whose cu_seqlens hold an empty sequence beside a long one (18 chunks, so the segment scan's
 // rule would apply): no segmented form runs, asked for or by rule, nor the backward's decay cut (an
 // empty sequence has no segment to carry its h0 to ht, nor dht to its ∂h0), and every output and

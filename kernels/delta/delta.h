@@ -319,5 +319,8 @@ int decay_cut_backward_fell_back();
 // CUDA: how many backwards this process has run with ∂K̄'s state term from state_bwd
 // (Config::dk_state_term); 0 without CUDA.
 int64_t dk_state_backwards();
+// CUDA: how many forwards this process has run whose state pass formed P itself
+// (REWY_EXPERIMENTS=pform, where it applies); 0 without CUDA.
+int64_t pass_formed_p_forwards();
 
 }  // namespace rewy::delta

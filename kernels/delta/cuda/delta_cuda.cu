@@ -375,6 +375,7 @@ LastCut& last_cut(bool backward) {
 }
 std::atomic<int64_t> g_decay_cut_backwards{0};
 std::atomic<int64_t> g_dk_state_backwards{0};
+std::atomic<int64_t> g_pass_formed_p_forwards{0};
 // 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
 int fell_back(const LastCut& cut) {
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
@@ -877,6 +878,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
                    !li.maps && li.prep_warps == 8 && !experiment("prep2", var) &&
                    (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && fused_rows));
   Tensor gate_log;  // GDN's G of each row there, for P's gates in the pass
+  if (p.pass_forms_p && ct.num_chunks > 0) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
   if (p.pass_forms_p && cfg.variant == Variant::GDN) {
     gate_log = Tensor::empty({std::max<int64_t>(ct.num_chunks, 1), d.H, kChunk}, DType::F32, dev, &s);
     p.gate_log = ptr<float>(gate_log);
@@ -1152,6 +1154,7 @@ int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_orde
 int decay_cut_fell_back() { return fell_back(last_cut(false)); }
 int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
 int64_t dk_state_backwards() { return g_dk_state_backwards.load(std::memory_order_relaxed); }
+int64_t pass_formed_p_forwards() { return g_pass_formed_p_forwards.load(std::memory_order_relaxed); }
 int decay_cut_backward_fell_back() { return fell_back(last_cut(true)); }
 
 }  // namespace rewy::delta::cuda_impl

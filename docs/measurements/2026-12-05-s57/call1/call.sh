@@ -14,14 +14,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." || exit 2
 source scripts/common.sh
 out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
 export NCCL_NVLS_ENABLE=0
-SETS='dkstate@deltanet pform@deltanet' VARIANTS=deltanet OPS_SHAPES=0,1,4 OPS_BACKWARD=rewy TABLE=0 LIMIT_S=420 \
-  SETS_UNTIL_S=300 bash scripts/device-decide.sh >"$out/decide.log" 2>&1
+SETS=${CALL_SETS:-'pform@deltanet dkstate@deltanet'} VARIANTS=deltanet OPS_SHAPES=0,1,4 OPS_BACKWARD=rewy TABLE=0 LIMIT_S=${CALL_LIMIT_S:-330} \
+  SETS_UNTIL_S=${CALL_SETS_UNTIL_S:-230} bash scripts/device-decide.sh >"$out/decide.log" 2>&1
 echo "decide exit $? at $((SECONDS - t0)) s"
 mkdir -p /tmp/dd && tar -xzf "$out/all.tar.gz" -C /tmp/dd && grep -vE "^(deltanet|gdn|gdn2|kda) .*(T=|BV=)|cycles:|us/call" /tmp/dd/decide.log | tail -40
 rewy_device_build /tmp/rebuild.log 30 gpu_test_delta bench_delta >/dev/null  # (the pack's libraries on LD_LIBRARY_PATH)
 b=build-gpu/bench/bench_delta
-for e in "" dkstate pform; do
-  [ $((SECONDS - t0)) -lt 470 ] || break
+for e in "" pform dkstate; do
+  [ $((SECONDS - t0)) -lt ${CALL_KERNELS_UNTIL_S:-380} ] || break
   REWY_EXPERIMENTS=$e REWY_KERNEL_TIMING=1 timeout 40 $b --ops deltanet --shapes 0,4 --policies recompute --gates bench \
     --backward rewy --samples 5 >"$out/kernels_${e:-default}.txt" 2>&1
   echo "== kernels ${e:-default}"; grep -E "us/call" "$out/kernels_${e:-default}.txt" | cut -c1-140
@@ -31,7 +31,7 @@ metrics=$metrics,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throug
 metrics=$metrics,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.per_cycle_active
 : >"$out/ncu.csv"
 for e in default pform dkstate; do
-  left=$((570 - (SECONDS - t0)))
+  left=$((${CALL_NCU_UNTIL_S:-450} - (SECONDS - t0)))
   [ $left -ge 40 ] || { echo "ncu $e skipped"; continue; }
   REWY_EXPERIMENTS=$([ $e = default ] || echo $e) timeout $((left - 10)) ncu --clock-control none \
     --kernel-name regex:"state_|grad_chunk|wy_" --metrics "$metrics" --csv \

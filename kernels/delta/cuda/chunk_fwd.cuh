@@ -1395,7 +1395,8 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
 // at whole-V slices, each segment from zero at its cut or from h0, the states Hs, E and the
 // chunk's count (by p.count_weight) for its own chunks alone; no look-back (the plan's word runs
 // the default replay where a segment would), no end state.
-// PFORM (DeltaParams::pass_forms_p; DeltaNet's and GDN's fused forward by column halves):
+// PFORM (DeltaParams::pass_forms_p; DeltaNet's and GDN's fused forward by column halves, also in the
+// two-pass form's planes and the decay cut's pass):
 // P = tril(Q Kᵀ) (GDN: times e^{G_i − G_j}, G from wy_prep in p.gate_log) from the stage's q and k
 // on each warpgroup (its product issued beside K H and Q̂ H, off the step's chain), taken by P E
 // from registers, and stored for the backward by column halves; wy_prep then reads no q and writes
@@ -1422,8 +1423,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
   static_assert(!PFORM || (kFused && FHALF && OUTPUT && !STORE && !SGATE && !KFUSE && !CLUSTER && !BESIDE && !MAP &&
-                           !PLANES && !WARM && fuses_wu(VAR) && kGate == (VAR == kGDN)),
-                "PFORM: DeltaNet's and GDN's plain fused forward by column halves");
+                           fuses_wu(VAR) && kGate == (VAR == kGDN)),
+                "PFORM: DeltaNet's and GDN's fused forward by column halves (plain, PLANES or WARM)");
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE, PFORM>;
   using S = typename L::S;
@@ -1587,31 +1588,36 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::fence_smem_writes();
       if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
-        if constexpr (WARM) {
+        if constexpr (WARM && !PFORM) {
           if (c >= warm_out) {  // (not in the cut's warm-up chunks; c is uniform over the block)
             wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
             wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
           }
         } else if constexpr (PFORM) {
-          if constexpr (kGate) {  // GDN: P = tril(e^{G_i − G_j} ⊙ q kᵀ), as wy_prep formed it
-            const float* const G = reinterpret_cast<const float*>(st + S::glog);
-            wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x * exp_ftz(G[r] - G[cc]) : 0.f; });
-          } else {
-            wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+          // (WARM: nothing in the cut's warm-up chunks, whose segment forms and stores their P;
+          // PLANES: P stored by plane 0 alone, which runs every segment)
+          const bool emit = !WARM || c >= warm_out, keep_p = emit && (!PLANES || blockIdx.z == 0);
+          if (emit) {
+            if constexpr (kGate) {  // GDN: P = tril(e^{G_i − G_j} ⊙ q kᵀ), as wy_prep formed it
+              const float* const G = reinterpret_cast<const float*>(st + S::glog);
+              wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x * exp_ftz(G[r] - G[cc]) : 0.f; });
+            } else {
+              wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+            }
+            uint32_t pa[kChunk / 16][4];
+            wg::frag_to_a<kChunk>(accp, pa);
+            wg::gemm_reg_a<BH, kChunk, Major::K>(acch, pa, Et + wgi * BH * kChunk, true);
+            wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
+            // P for the backward (bf16 as P E took it), warpgroup w its columns [32 w, + 32)
+            // (constant offsets into accp: an index by wgi put it on the stack)
+            constexpr int kPH = kChunk / 2;
+            bf16_t* const p_out = p.P + (int64_t(tok0) * p.H + h) * kChunk;
+            if (keep_p && wgi == 0)
+              wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[0]), p_out, int64_t(p.H) * kChunk, len, 1.f);
+            else if (keep_p)
+              wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[kPH / 2]), p_out + kPH, int64_t(p.H) * kChunk,
+                                 len, 1.f);
           }
-          uint32_t pa[kChunk / 16][4];
-          wg::frag_to_a<kChunk>(accp, pa);
-          wg::gemm_reg_a<BH, kChunk, Major::K>(acch, pa, Et + wgi * BH * kChunk, true);
-          wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
-          // P for the backward (bf16 as P E took it), warpgroup w its columns [32 w, + 32)
-          // (constant offsets into accp: an index by wgi put it on the stack)
-          constexpr int kPH = kChunk / 2;
-          bf16_t* const p_out = p.P + (int64_t(tok0) * p.H + h) * kChunk;
-          if (wgi == 0)
-            wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[0]), p_out, int64_t(p.H) * kChunk, len, 1.f);
-          else
-            wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[kPH / 2]), p_out + kPH, int64_t(p.H) * kChunk,
-                               len, 1.f);
         } else {
           wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
           wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);

@@ -731,6 +731,16 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   p.Tbeta = gdn2 ? p.Tinv : ptr<bf16_t>(Tbeta);
   Tensor gate_rows;
   if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
+  // REWY_EXPERIMENTS=pform (forward()'s): the two-pass form's planes and the decay cut's pass form
+  // P (both, where the cut has the two-pass form as its fallback: they share this wy_prep).
+  p.pass_forms_p = experiment("pform", var) && !kda && !gdn2 && choice.form != SegmentForm::ThreePass &&
+                   li.prep_warps == 8 && !experiment("prep2", var);
+  Tensor gate_log;  // GDN's G of each row there, for P's gates in the passes
+  if (p.pass_forms_p) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
+  if (p.pass_forms_p && var == kGDN) {
+    gate_log = Tensor::empty({ct.num_chunks, d.H, kChunk}, DType::F32, dev, &s);
+    p.gate_log = ptr<float>(gate_log);
+  }
 
   ScanTensors scan, fallback_scan;  // the scan's over the call's layout, or over the fallback's
   SegmentPass main, fallback;       // the launches' params (fallback: the decay cut's two-pass form)

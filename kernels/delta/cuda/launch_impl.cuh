@@ -489,13 +489,19 @@ void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
 // halves at whole-V slices (one CTA an SM).
 // KDA's and GDN2's in their fused form (KFUSE: E from 𝒯 Diag(β), K ⊙ Γ and v, or from 𝒯, Y_W and
 // Y_U; v or Y_U taken as 0 in the map plane as v is in the others').
+// p.pass_forms_p: DeltaNet's and GDN's planes form P (state_fwd_body's PFORM).
 template <int VAR, int K, int V>
 void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
   constexpr bool kKfuse = VT<VAR>::vec_gate;
-  static const std::string name = kname(kKfuse ? "state_fwd_planes_kt" : "state_fwd_planes", VAR, K, V, V);
-  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, kKfuse, false, true>,
-                    StateFwdLayout<VAR, K, V, V, true, false, false, false, kKfuse>::total>(name, kStateFwdPhases, p, 1,
-                                                                                            s, false, 2);
+  REWY_CHECK(!p.pass_forms_p || !kKfuse, "the two-pass form's planes: P formed in DeltaNet's and GDN's alone");
+  dispatch_flag<!kKfuse>(p.pass_forms_p, [&](auto pform) {
+    constexpr bool kPform = decltype(pform)::value;
+    static const std::string name =
+        kname(kKfuse ? "state_fwd_planes_kt" : kPform ? "state_fwd_planes_pform" : "state_fwd_planes", VAR, K, V, V);
+    launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, kKfuse, false, true, false, kPform>,
+                      StateFwdLayout<VAR, K, V, V, true, false, false, false, kKfuse, kPform>::total>(
+        name, kStateFwdPhases, p, 1, s, false, 2);
+  });
 }
 
 // The decay cut's plan (decay_cut_plan_kernel, from k, β and g): the look-back's flags, ticket and
@@ -519,9 +525,13 @@ template <int VAR, int K, int V>
 void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
   if (p.num_chunks == 0 || p.H == 0) return;
   REWY_CHECK(p.seg_flags && p.seg_end && p.pass_wait_ns > 0, "the decay cut: the look-back's flags, states and wait");
-  static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
-  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,
-                    StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s);
+  dispatch_flag<true>(p.pass_forms_p, [&](auto pform) {  // (p.pass_forms_p: state_fwd_body's PFORM)
+    constexpr bool kPform = decltype(pform)::value;
+    static const std::string name = kname(kPform ? "state_fwd_warm_pform" : "state_fwd_warm", VAR, K, V, V);
+    launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true, kPform>,
+                      StateFwdLayout<VAR, K, V, V, true, false, false, false, false, kPform>::total>(name, kStateFwdPhases,
+                                                                                                  p, 1, s);
+  });
 }
 
 // The backward's decay cut (GDN's Recompute backward): the replay's pass (state_fwd's WARM without

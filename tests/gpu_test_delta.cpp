@@ -765,10 +765,12 @@ TEST(GpuDelta, DkStateBackward) {
 }
 
 // REWY_EXPERIMENTS=pform (or pform:deltanet, pform:gdn): DeltaNet's and GDN's forward pass by
-// column halves forms P itself and stores it for the backward, and wy_prep forms none. At whole-V
-// slices, wy_prep not beside, both policies and backwards: the path runs exactly where it applies
-// (Recompute; the counter), and every output and gradient, the backward's from the pass's P among
-// them, is within the bf16 twin's bar. Without the experiment the same calls run the default.
+// column halves forms P itself and stores it for the backward, and wy_prep forms none; pformb the
+// same beside wy_prep. At whole-V slices with wy_prep not beside, and at slices of 64 beside it
+// (where the tool lets grids run side by side), both policies and backwards: the path runs exactly
+// where it applies (Recompute; the counter; the segment scan's forms under pform), and every output
+// and gradient, the backward's from the pass's P among them, is within the bf16 twin's bar.
+// Without the experiments the same calls run the default.
 TEST(GpuDelta, PassFormsP) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
@@ -776,8 +778,10 @@ TEST(GpuDelta, PassFormsP) {
   const char* experiments = std::getenv("REWY_EXPERIMENTS");
   const std::string list = "," + std::string(experiments ? experiments : "") + ",";
   for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
-    const bool on = list.find(",pform,") != std::string::npos ||
-                    list.find(",pform:" + std::string(name(variant)) + ",") != std::string::npos;
+    auto listed = [&](const std::string& e) {
+      return list.find("," + e + ",") != std::string::npos || list.find("," + e + ":" + name(variant) + ",") != std::string::npos;
+    };
+    const bool on = listed("pform"), on_beside = listed("pformb");
     RandomSpec small;  // 4 chunks in two sequences, the last of 22 tokens (the sanitizers' case)
     small.variant = variant;
     small.T = 214, small.H = 2, small.K = 128, small.V = 128;
@@ -799,24 +803,32 @@ TEST(GpuDelta, PassFormsP) {
       auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
       const RandomCase dev = to_cuda(c, cuda(0));
       const CpuReference ref = ref_future.get();
-      for (Policy policy : {Policy::Recompute, Policy::Save})
-        for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline}) {
-          Config cfg;
-          cfg.variant = variant;
-          cfg.policy = policy;
-          cfg.backward = algo;
-          cfg.state_slice = 128;
-          cfg.prep_beside = cfg.prep_beside_save = false;
-          const bool applies = on && policy == Policy::Recompute;
-          const int64_t before = pass_formed_p_forwards();
-          const Outputs out = run_named(cfg, dev);
-          std::string line = fmt::format("{:8s} T={:4d} H={} K=128 V=128 {}{} {:8s} {:9s} BV=128 {}", name(variant), sp.T, sp.H,
-                                         sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", name(algo), name(policy),
-                                         applies ? "P formed in the pass" : "P from wy_prep");
-          EXPECT_EQ(pass_formed_p_forwards(), before + (applies ? 1 : 0)) << line;
-          expect_within_twin_bars(out, ref, line, seed);
-          fmt::print("{}\n", line);
-        }
+      for (bool beside : {false, true})
+        for (Policy policy : {Policy::Recompute, Policy::Save})
+          for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline}) {
+            Config cfg;
+            cfg.variant = variant;
+            cfg.policy = policy;
+            cfg.backward = algo;
+            cfg.state_slice = beside ? 64 : 128;
+            cfg.prep_beside = beside;
+            cfg.prep_beside_save = false;
+            const int64_t before = pass_formed_p_forwards(), beside_before = prep_beside_forwards(),
+                          segmented_before = segment_scan_forwards();
+            const Outputs out = run_named(cfg, dev);
+            const bool ran_beside = prep_beside_forwards() > beside_before;
+            const bool segmented = segment_scan_forwards() > segmented_before;  // (its forms take pform)
+            const bool applies = policy == Policy::Recompute &&
+                                 (segmented ? on : ran_beside ? on_beside : on && cfg.state_slice == 128);
+            std::string line = fmt::format("{:8s} T={:4d} H={} K=128 V=128 {}{} {:8s} {:9s} BV={:<3d} {}{}", name(variant), sp.T,
+                                           sp.H, sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", name(algo),
+                                           name(policy), cfg.state_slice,
+                                           segmented ? "segmented, " : ran_beside ? "beside wy_prep, " : "",
+                                           applies ? "P formed in the pass" : "P from wy_prep");
+            EXPECT_EQ(pass_formed_p_forwards(), before + (applies ? 1 : 0)) << line;
+            expect_within_twin_bars(out, ref, line, seed);
+            fmt::print("{}\n", line);
+          }
     }
   }
   set_allocation_poisoning(false);

@@ -25,6 +25,8 @@ namespace rewy::delta::cuda_impl {
 inline constexpr int kPrepFusedExp = 1;
 // ... and its form for a state pass that forms P itself (DeltaParams::pass_forms_p): no q, no P.
 inline constexpr int kPrepFusedNoPExp = 2;
+// The shared kernel's no-P form, beside such a pass (REWY_EXPERIMENTS=pformb; p.Tbeta set).
+inline constexpr int kPrepSharedNoPExp = 3;
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -377,10 +379,12 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
-__global__ void __launch_bounds__(NT, (EXP != 0 ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp ? 3 : 0))
+    wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kNoP = EXP == kPrepFusedNoPExp;  // (A alone: the pass forms P from q and k)
-  constexpr bool kFusedOnly = EXP == kPrepFusedExp || kNoP;
+  constexpr bool kNoP = EXP == kPrepFusedNoPExp || EXP == kPrepSharedNoPExp;  // (A alone: the pass forms P from q and k)
+  constexpr bool kFusedOnly = EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp;
+  static_assert(EXP != kPrepSharedNoPExp || (fuses_wu(VAR) && !OVERLAP), "the shared no-P form: the fused forward's");
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
   using L = PrepLayout<VAR, K, V, kFusedOnly, LDA>;
   constexpr int KP = L::KP, VP = L::VP;
@@ -1396,7 +1400,9 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
 // chunk's count (by p.count_weight) for its own chunks alone; no look-back (the plan's word runs
 // the default replay where a segment would), no end state.
 // PFORM (DeltaParams::pass_forms_p; DeltaNet's and GDN's fused forward by column halves, also in the
-// two-pass form's planes and the decay cut's pass):
+// two-pass form's planes and the decay cut's pass; and beside wy_prep, REWY_EXPERIMENTS=pformb: at
+// slices of 64, unhalved, warpgroup 1 forms Q Kᵀ behind Q̂ H while warpgroup 0 forms D, and takes
+// P E alone):
 // P = tril(Q Kᵀ) (GDN: times e^{G_i − G_j}, G from wy_prep in p.gate_log) from the stage's q and k
 // on each warpgroup (its product issued beside K H and Q̂ H, off the step's chain), taken by P E
 // from registers, and stored for the backward by column halves; wy_prep then reads no q and writes
@@ -1422,9 +1428,9 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
-  static_assert(!PFORM || (kFused && FHALF && OUTPUT && !STORE && !SGATE && !KFUSE && !CLUSTER && !BESIDE && !MAP &&
-                           fuses_wu(VAR) && kGate == (VAR == kGDN)),
-                "PFORM: DeltaNet's and GDN's fused forward by column halves (plain, PLANES or WARM)");
+  static_assert(!PFORM || (kFused && OUTPUT && !STORE && !SGATE && !KFUSE && !CLUSTER && !MAP && fuses_wu(VAR) &&
+                           kGate == (VAR == kGDN)),
+                "PFORM: DeltaNet's and GDN's fused forward pass (by column halves or not, beside wy_prep or not)");
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
   using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE, PFORM>;
   using S = typename L::S;
@@ -1514,6 +1520,18 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     }  // (HEND after the first step: Hᵀ and this stage's copies were published by the last step's end)
     phase_mark(p.phase_cycles, 1);
     float acc[BV / 2];
+    float accp[PFORM ? kChunk / 2 : 1];  // PFORM: Q Kᵀ (a warpgroup's whole copy), then P
+    // PFORM: P = tril(Q Kᵀ) in accp (GDN: times e^{G_i − G_j}, as wy_prep formed it), and as P E's
+    // register operand in pa.
+    auto form_p = [&](auto& pa) {  // (generic: instantiated only where PFORM calls it)
+      if constexpr (kGate) {
+        const float* const G = reinterpret_cast<const float*>(st + S::glog);
+        wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x * exp_ftz(G[r] - G[cc]) : 0.f; });
+      } else {
+        wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
+      }
+      wg::frag_to_a<kChunk>(accp, pa);
+    };
     if constexpr (kFused) {
       // E = U − W H = 𝒯 Diag(β) (V − Γ ⊙ K H) (U = 𝒯 Diag(β) V, W = 𝒯 Diag(β Γ) K; GDN's Γ = e^G of
       // the rows, 1 for DeltaNet): W is never formed. 𝒯 Diag(β) in W's slot, k (K̄ = K for
@@ -1548,7 +1566,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::fence_smem_writes();
       };
       float acch[BH / 2];  // FHALF: this warpgroup's half of Q̂ H's columns, then of O's
-      float accp[PFORM ? kChunk / 2 : 1];  // PFORM: Q Kᵀ (this warpgroup's whole copy), then P
       if constexpr (!OUTPUT || FHALF) {
         // The replay (no Q̂ H beside), or FHALF: each warpgroup forms its own half of D's columns
         // and, behind its own barrier, the same half of E.
@@ -1572,6 +1589,13 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       } else if (wgi == 0) {
         wg::gemm<BV, K, Major::K, Major::K>(acc, KH, Ht, false);
         form_d(acc, 0);
+      } else if constexpr (PFORM) {  // (beside wy_prep, unhalved) Q̂ H, then Q Kᵀ behind it
+        wg::gemm_issue<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);
+        wg::commit();
+        wg::gemm_issue<kChunk, K, Major::K, Major::K>(accp, Qh, Kb, false);
+        wg::commit();
+        wg::wait<1>();
+        if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
       } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
         if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
@@ -1598,14 +1622,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
           // PLANES: P stored by plane 0 alone, which runs every segment)
           const bool emit = !WARM || c >= warm_out, keep_p = emit && (!PLANES || blockIdx.z == 0);
           if (emit) {
-            if constexpr (kGate) {  // GDN: P = tril(e^{G_i − G_j} ⊙ q kᵀ), as wy_prep formed it
-              const float* const G = reinterpret_cast<const float*>(st + S::glog);
-              wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x * exp_ftz(G[r] - G[cc]) : 0.f; });
-            } else {
-              wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
-            }
             uint32_t pa[kChunk / 16][4];
-            wg::frag_to_a<kChunk>(accp, pa);
+            form_p(pa);
             wg::gemm_reg_a<BH, kChunk, Major::K>(acch, pa, Et + wgi * BH * kChunk, true);
             wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
             // P for the backward (bf16 as P E took it), warpgroup w its columns [32 w, + 32)
@@ -1669,7 +1687,15 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     phase_mark(p.phase_cycles, 2);
     // (Issuing P E and K̄ᵀE together and awaiting once measured slower at be15353: 380 -> 488 us at
     // V-slices of 16.)
-    if constexpr (OUTPUT && !FHALF) {
+    if constexpr (OUTPUT && !FHALF && PFORM) {
+      if (wgi == 1) {  // O = s (Q̂ H + P E), P formed here; the V-slice at 0 stores it for the backward
+        uint32_t pa[kChunk / 16][4];
+        form_p(pa);
+        wg::gemm_reg_a<BV, kChunk, Major::K>(acc, pa, Et, true);
+        wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
+        if (v0 == 0) wg_store_rows<kChunk>(accp, p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len, 1.f);
+      }
+    } else if constexpr (OUTPUT && !FHALF) {
       if (wgi == 1) {  // O = s (Q̂ H + P E)
         wg::gemm<BV, kChunk, Major::K, Major::K>(acc, P, Et, true);
         wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);

@@ -884,9 +884,13 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // REWY_EXPERIMENTS=pform: DeltaNet's and GDN's fused pass by column halves forms P from q and k
   // (each warpgroup, beside K H and Q H; GDN's gates from wy_prep's G rows) and stores it for the
   // backward; their wy_prep reads no q and writes no P.
-  p.pass_forms_p = experiment("pform", var) && fused_scalar && !save && !beside && !cut_first && slice == 128 &&
-                   !li.maps && li.prep_warps == 8 && !experiment("prep2", var) &&
-                   (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && fused_rows));
+  // REWY_EXPERIMENTS=pformb: the same beside wy_prep (its shared kernel's no-P form), the pass at
+  // slices of 64 unhalved (warpgroup 1 forms Q Kᵀ behind Q̂ H) or 128 by halves.
+  const bool pform_scope = fused_scalar && !save && !cut_first && !li.maps &&
+                           (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && fused_rows));
+  p.pass_forms_p = pform_scope && ((experiment("pform", var) && !beside && slice == 128 && li.prep_warps == 8 &&
+                                    !experiment("prep2", var)) ||
+                                   (experiment("pformb", var) && beside));
   Tensor gate_log;  // GDN's G of each row there, for P's gates in the pass
   if (p.pass_forms_p && ct.num_chunks > 0) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
   if (p.pass_forms_p && cfg.variant == Variant::GDN) {

@@ -243,14 +243,16 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP != 0 ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0,
+          int LDA = (EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
   constexpr bool kFused = EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp;
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (EXP == kPrepFusedNoPExp ? "wy_prep_fused_nop"
-                       : kFused                ? "wy_prep_fused"
+                    : (EXP == kPrepFusedNoPExp    ? "wy_prep_fused_nop"
+                       : EXP == kPrepSharedNoPExp ? "wy_prep_nop"
+                       : kFused                   ? "wy_prep_fused"
                        : kExp                  ? "wy_prep_exp"
                                                : "wy_prep"),
             VAR, K, V, NT / 32);
@@ -307,15 +309,21 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
-  // p.pass_forms_p: the pass forms P (PFORM), so this kernel forms none and reads no q.
-  REWY_CHECK(!p.pass_forms_p || (fuses_wu(VAR) && fused && warps == 8 && !beside && !experiment("prep2", VAR) &&
-                                  (VAR != kGDN || p.gate_log)),
-             "wy_prep: a pass forming P runs after the fused forward's 8-warp kernel alone");
-  if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
+  // p.pass_forms_p: the pass forms P (PFORM), so this kernel forms none and reads no q: the fused
+  // forward's 8-warp kernel, or elsewhere (beside the pass) the shared kernel (kPrepSharedNoPExp).
+  const bool fused_kernel = fused && warps == 8 && !beside && !experiment("prep2", VAR);
+  REWY_CHECK(!p.pass_forms_p || (fuses_wu(VAR) && fused && (VAR != kGDN || p.gate_log)),
+             "wy_prep: P formed in the pass: DeltaNet's and GDN's fused forward (GDN's with its G rows)");
+  if constexpr (fuses_wu(VAR)) {
+    if (fused_kernel) {
       if (p.pass_forms_p) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedNoPExp>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
     }
+    if (p.pass_forms_p)
+      return dispatch_threads(warps, [&](auto nt) {
+        launch_prep_threads<VAR, K, V, decltype(nt)::value, false, kPrepSharedNoPExp>(p, s, beside, load_only);
+      });
+  }
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
@@ -431,10 +439,10 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
                                    : experiment("uhalf", VAR);
     dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
       constexpr bool kHalf = decltype(fhalf)::value;
-      // p.pass_forms_p (PFORM): DeltaNet's and GDN's plain fused pass by column halves alone.
-      constexpr bool kCanFormP =
-          fuses_wu(VAR) && kHalf && kFusedHalf && !kKfuse && OUTPUT && !STORE && !SGATE && !BESIDE &&
-          fused_gate(VAR, OUTPUT, STORE, BV) == (VAR == kGDN);
+      // p.pass_forms_p (PFORM): DeltaNet's and GDN's fused pass by column halves, or unhalved at
+      // slices of 64 (at 128 the fused pass always runs by halves).
+      constexpr bool kCanFormP = fuses_wu(VAR) && kFusedHalf && (kHalf || BV == 64) && !kKfuse && OUTPUT && !STORE &&
+                                 !SGATE && fused_gate(VAR, OUTPUT, STORE, BV) == (VAR == kGDN);
       REWY_CHECK(!p.pass_forms_p || kCanFormP, "state_fwd: P formed in a pass that cannot ({}, slices of {})",
                  variant_name(VAR), BV);
       dispatch_flag<kCanFormP>(p.pass_forms_p, [&](auto pform) {

@@ -30,7 +30,9 @@ namespace rewy::delta::cuda_impl {
 // Config::dk_state_term, delta_cuda.cu's backward, state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000);
 // pform (DeltaNet's fused forward pass by column halves forms P from q and k and stores it for the
 // backward; its wy_prep reads no q and writes no P: DeltaParams::pass_forms_p, state_fwd_body's PFORM,
-// kPrepFusedNoPExp);
+// kPrepFusedNoPExp; also in the two-pass planes and the decay cut's pass); pformb (the same where
+// wy_prep runs beside the pass: the pass at slices of 64 unhalved, wy_prep's shared kernel's
+// kPrepSharedNoPExp);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

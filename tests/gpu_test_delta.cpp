@@ -255,6 +255,30 @@ RandomSpec two_sequences(Variant variant, int64_t H, int64_t K, int64_t V, uint6
   return sp;
 }
 
+// The cases of the tests of one experimental path at K = V = 128 (seeds seed, + 1, + 2): four
+// chunks in two sequences, the last of 22 tokens, from h0 (alone under the sanitizers:
+// REWY_GPU_TEST_SMALL); two_sequences of four heads; 21 chunks in one sequence, the last of 13
+// tokens, from h0.
+std::vector<RandomSpec> path_cases(Variant variant, uint64_t seed) {
+  RandomSpec small;
+  small.variant = variant;
+  small.T = 214, small.H = 2, small.K = 128, small.V = 128;
+  small.seqlens = {150, 64};
+  small.h0 = true;
+  small.seed = seed;
+  std::vector<RandomSpec> specs = {small};
+  if (!small_run()) {
+    specs.push_back(two_sequences(variant, 4, 128, 128, seed + 1));
+    RandomSpec longer;
+    longer.variant = variant;
+    longer.T = 64 * 20 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
+    longer.h0 = true;
+    longer.seed = seed + 2;
+    specs.push_back(longer);
+  }
+  return specs;
+}
+
 // b against a for the same inputs under two launch choices that compute the same products: the
 // same bits for every output whose sums have a fixed order, and both within the precision bar of
 // the reference for ∂β and ∂g, which grad_chunk sums with shared-memory atomics (their order
@@ -716,23 +740,7 @@ TEST(GpuDelta, DkStateBackward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
-  RandomSpec small;  // 4 chunks in two sequences, the last of 22 tokens (the sanitizers' case)
-  small.variant = Variant::DeltaNet;
-  small.T = 214, small.H = 2, small.K = 128, small.V = 128;
-  small.seqlens = {150, 64};
-  small.h0 = true;
-  small.seed = seed;
-  std::vector<RandomSpec> specs = {small};
-  if (!small_run()) {
-    specs.push_back(two_sequences(Variant::DeltaNet, 4, 128, 128, seed + 2));
-    RandomSpec longer;  // 21 chunks, the last of 13 tokens, one sequence from h0
-    longer.variant = Variant::DeltaNet;
-    longer.T = 64 * 20 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
-    longer.h0 = true;
-    longer.seed = seed + 1;
-    specs.push_back(longer);
-  }
-  for (const RandomSpec& sp : specs) {
+  for (const RandomSpec& sp : path_cases(Variant::DeltaNet, seed)) {
     const RandomCase c = make_random_case(sp);
     Config twin;  // the twin that rounds the state term as the kernels then do
     twin.variant = Variant::DeltaNet;
@@ -782,23 +790,7 @@ TEST(GpuDelta, PassFormsP) {
       return list.find("," + e + ",") != std::string::npos || list.find("," + e + ":" + name(variant) + ",") != std::string::npos;
     };
     const bool on = listed("pform"), on_beside = listed("pformb");
-    RandomSpec small;  // 4 chunks in two sequences, the last of 22 tokens (the sanitizers' case)
-    small.variant = variant;
-    small.T = 214, small.H = 2, small.K = 128, small.V = 128;
-    small.seqlens = {150, 64};
-    small.h0 = true;
-    small.seed = seed + uint64_t(variant);
-    std::vector<RandomSpec> specs = {small};
-    if (!small_run()) {
-      specs.push_back(two_sequences(variant, 4, 128, 128, seed + 10 + uint64_t(variant)));
-      RandomSpec longer;  // 21 chunks, the last of 13 tokens, one sequence from h0
-      longer.variant = variant;
-      longer.T = 64 * 20 + 13, longer.H = 2, longer.K = 128, longer.V = 128;
-      longer.h0 = true;
-      longer.seed = seed + 20 + uint64_t(variant);
-      specs.push_back(longer);
-    }
-    for (const RandomSpec& sp : specs) {
+    for (const RandomSpec& sp : path_cases(variant, seed + 10 * uint64_t(variant))) {
       const RandomCase c = make_random_case(sp);
       auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
       const RandomCase dev = to_cuda(c, cuda(0));

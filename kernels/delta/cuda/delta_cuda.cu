@@ -376,6 +376,17 @@ LastCut& last_cut(bool backward) {
 std::atomic<int64_t> g_decay_cut_backwards{0};
 std::atomic<int64_t> g_dk_state_backwards{0};
 std::atomic<int64_t> g_pass_formed_p_forwards{0};
+// Where p.pass_forms_p is set (REWY_EXPERIMENTS=pform, pformb): counts the forward and, for GDN,
+// binds the rows' G for P's gates in the pass, f32 [num_chunks][H][C] (the tensor, held while the
+// launches may read it).
+Tensor bind_pass_formed_p(DeltaParams& p, int var, int64_t chunks, int64_t H, const Device& dev, const Stream& s) {
+  if (!p.pass_forms_p) return Tensor();
+  if (chunks > 0) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
+  if (var != kGDN) return Tensor();
+  Tensor rows = Tensor::empty({std::max<int64_t>(chunks, 1), H, kChunk}, DType::F32, dev, &s);
+  p.gate_log = ptr<float>(rows);
+  return rows;
+}
 // 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
 int fell_back(const LastCut& cut) {
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
@@ -735,12 +746,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   // P (both, where the cut has the two-pass form as its fallback: they share this wy_prep).
   p.pass_forms_p = experiment("pform", var) && !kda && !gdn2 && choice.form != SegmentForm::ThreePass &&
                    li.prep_warps == 8 && !experiment("prep2", var);
-  Tensor gate_log;  // GDN's G of each row there, for P's gates in the passes
-  if (p.pass_forms_p) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
-  if (p.pass_forms_p && var == kGDN) {
-    gate_log = Tensor::empty({ct.num_chunks, d.H, kChunk}, DType::F32, dev, &s);
-    p.gate_log = ptr<float>(gate_log);
-  }
+  const Tensor gate_log = bind_pass_formed_p(p, var, ct.num_chunks, d.H, dev, s);
 
   ScanTensors scan, fallback_scan;  // the scan's over the call's layout, or over the fallback's
   SegmentPass main, fallback;       // the launches' params (fallback: the decay cut's two-pass form)
@@ -891,12 +897,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   p.pass_forms_p = pform_scope && ((experiment("pform", var) && !beside && slice == 128 && li.prep_warps == 8 &&
                                     !experiment("prep2", var)) ||
                                    (experiment("pformb", var) && beside));
-  Tensor gate_log;  // GDN's G of each row there, for P's gates in the pass
-  if (p.pass_forms_p && ct.num_chunks > 0) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
-  if (p.pass_forms_p && cfg.variant == Variant::GDN) {
-    gate_log = Tensor::empty({std::max<int64_t>(ct.num_chunks, 1), d.H, kChunk}, DType::F32, dev, &s);
-    p.gate_log = ptr<float>(gate_log);
-  }
+  const Tensor gate_log = bind_pass_formed_p(p, var, ct.num_chunks, d.H, dev, s);
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
   if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
     const int64_t words = int64_t(ct.num_chunks) * d.H + 2;

@@ -253,8 +253,8 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool
                     : (EXP == kPrepFusedNoPExp    ? "wy_prep_fused_nop"
                        : EXP == kPrepSharedNoPExp ? "wy_prep_nop"
                        : kFused                   ? "wy_prep_fused"
-                       : kExp                  ? "wy_prep_exp"
-                                               : "wy_prep"),
+                       : kExp                     ? "wy_prep_exp"
+                                                  : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device call prepared in the fifty-seventh session (carry .prebuilt .fla .triton-pack; commit
-# d74d1ef's sources; no machine was lent that session): experiments pform (DeltaNet and GDN),
+# 6e7790a's sources; no machine was lent that session): experiments pform (DeltaNet and GDN),
 # pformb and dkstate (DeltaNet), each against the defaults in one call.
 # - pform: the forward's fused pass by column halves forms P = tril(Q Kᵀ) (GDN: times
 #   e^{G_i − G_j}, G from wy_prep) from its q and k tiles, each warpgroup beside K H and Q H, P E

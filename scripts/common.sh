@@ -136,9 +136,8 @@ rewy_device_build() {
 # rewy_gpu_test_filter VARIANTS [cases]: the gtest filter of those variants' GpuDelta tests
 # (comma-separated deltanet, gdn, kda, gdn2; DeltaNet's and GDN's include the unfused forward that
 # keeps 𝒯 Diag(β) for the replay, a path their explicit slices never meet, and the segment scan's
-# forward, which runs only where asked, and P formed in their forward pass (REWY_EXPERIMENTS=pform);
-# DeltaNet's ∂K̄ state term from state_bwd (Config::dk_state_term), the same; GDN's the backward's
-# decay cut, the same; KDA's and GDN2's their
+# forward, which runs only where asked; DeltaNet's ∂K̄ state term from state_bwd (Config::dk_state_term),
+# the same; GDN's the backward's decay cut, the same; KDA's and GDN2's their
 # fused forward, which check_variant meets only where wy_prep does not run beside, and their two-pass
 # form, which runs only where asked); with "cases", also the
 # channel-gate, misaligned-view and empty-sequence cases that every variant's kernels meet.
@@ -147,7 +146,7 @@ rewy_gpu_test_filter() {
   local v tests=()
   for v in ${1//,/ }; do tests+=("GpuDelta.${test_of[$v]}"); done
   [[ ",$1," == *,deltanet,* || ",$1," == *,gdn,* ]] &&
-    tests+=(GpuDelta.UnfusedForwardKeepsTbetaForReplay GpuDelta.SegmentScanForward GpuDelta.PassFormsP)
+    tests+=(GpuDelta.UnfusedForwardKeepsTbetaForReplay GpuDelta.SegmentScanForward)
   [[ ",$1," == *,deltanet,* ]] && tests+=(GpuDelta.DkStateBackward)
   [[ ",$1," == *,gdn,* ]] && tests+=(GpuDelta.DecayCutBackward)
   [[ ",$1," == *,kda,* || ",$1," == *,gdn2,* ]] && tests+=(GpuDelta.FusedChannelForward GpuDelta.ChannelGateTwoPassForward)

@@ -255,7 +255,7 @@ RandomSpec two_sequences(Variant variant, int64_t H, int64_t K, int64_t V, uint6
   return sp;
 }
 
-// The cases of the tests of one experimental path at K = V = 128 (seeds seed, + 1, + 2): four
+// The cases of a kernel path's test at K = V = 128 (seeds seed, + 1, + 2): four
 // chunks in two sequences, the last of 22 tokens, from h0 (alone under the sanitizers:
 // REWY_GPU_TEST_SMALL); two_sequences of four heads; 21 chunks in one sequence, the last of 13
 // tokens, from h0.
@@ -733,94 +733,67 @@ TEST(GpuDelta, DecayCutBackward) {
 }
 
 // Config::dk_state_term (DeltaNet's ∂K̄ state term E ∂H⁺ᵀ formed by state_bwd after the replay,
-// read by grad_chunk in place of ∂H⁺): every output and gradient within the bf16 twin's bar at
-// whole-V slices and 16 grad warps, with grad_chunk beside state_bwd and after it, and the counter
-// shows that it ran; at slices of 64 or 8 grad warps it does not apply and the default runs.
+// read by grad_chunk in place of ∂H⁺): every output and gradient within the bf16 twin's bar, and
+// the counter shows where it ran. On: at whole-V slices and 16 grad warps, with grad_chunk beside
+// state_bwd and after it; at slices of 64 or 8 grad warps it does not apply and the default runs.
+// Auto (the default): not where the two state passes run side by side (these few pairs), and at
+// 128 pairs (eight sequences of sixteen heads), where they do not, by the automatic slices; Off:
+// not there.
 TEST(GpuDelta, DkStateBackward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
-  for (const RandomSpec& sp : path_cases(Variant::DeltaNet, seed)) {
+  std::vector<RandomSpec> specs = path_cases(Variant::DeltaNet, seed);
+  if (!small_run()) {
+    RandomSpec pairs128;
+    pairs128.variant = Variant::DeltaNet;
+    pairs128.seqlens = {70, 64, 130, 20, 65, 100, 1, 64};
+    pairs128.T = 514, pairs128.H = 16, pairs128.K = 128, pairs128.V = 128;
+    pairs128.h0 = true;
+    pairs128.seed = seed + 3;
+    specs.push_back(pairs128);
+  }
+  struct Run {
+    DkStateTerm term;
+    int slice, warps;  // 0: automatic
+    bool overlap;
+  };
+  for (const RandomSpec& sp : specs) {
     const RandomCase c = make_random_case(sp);
     Config twin;  // the twin that rounds the state term as the kernels then do
     twin.variant = Variant::DeltaNet;
-    twin.dk_state_term = true;
+    twin.dk_state_term = DkStateTerm::On;
     auto ref_future = std::async(std::launch::async, [&] { return cpu_reference(Variant::DeltaNet, c); });
     auto twin_future = std::async(std::launch::async, [&] { return cpu_twin(twin, c); });
     const RandomCase dev = to_cuda(c, cuda(0));
     const CpuReference ref = ref_future.get(), ref_dks{ref.exact, twin_future.get()};
-    for (auto [slice, warps, overlap] : {std::tuple{128, 16, true}, std::tuple{128, 16, false}, std::tuple{64, 16, true},
-                                         std::tuple{128, 8, true}}) {
+    const bool many_pairs = sp.H * int64_t(std::max<size_t>(sp.seqlens.size(), 1)) >= 128;
+    const std::vector<Run> runs =
+        many_pairs ? std::vector<Run>{{DkStateTerm::Auto, 0, 0, true}, {DkStateTerm::Off, 0, 0, true}}
+                   : std::vector<Run>{{DkStateTerm::On, 128, 16, true}, {DkStateTerm::On, 128, 16, false},
+                                      {DkStateTerm::On, 64, 16, true}, {DkStateTerm::On, 128, 8, true},
+                                      {DkStateTerm::Auto, 128, 16, true}};
+    for (const Run& run : runs) {
       Config cfg;
       cfg.variant = Variant::DeltaNet;
-      cfg.dk_state_term = true;
-      cfg.state_slice = slice;
-      cfg.grad_warps = warps;
-      cfg.overlap_grad = overlap;
-      const bool applies = slice == 128 && warps == 16;
+      cfg.dk_state_term = run.term;
+      cfg.state_slice = run.slice;
+      cfg.grad_warps = run.warps;
+      cfg.overlap_grad = run.overlap;
+      const bool applies = run.term == DkStateTerm::On ? run.slice == 128 && run.warps == 16
+                                                       : run.term == DkStateTerm::Auto && many_pairs;
       const int64_t before = dk_state_backwards();
       const Outputs out = run_named(cfg, dev);
-      std::string line = fmt::format("DeltaNet T={:4d} H={} K=128 V=128 {}{} BV={:<3d} W={:<2d}{}{}", sp.T, sp.H,
-                                     sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", slice, warps,
-                                     overlap ? "" : ", grad_chunk after the passes",
+      const char* term = run.term == DkStateTerm::On ? "on" : run.term == DkStateTerm::Auto ? "auto" : "off";
+      std::string line = fmt::format("DeltaNet T={:4d} H={:2d} K=128 V=128 {}{} {:4s} BV={:<4s} W={:<4s}{}{}", sp.T,
+                                     sp.H, sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", term,
+                                     run.slice ? std::to_string(run.slice) : "auto",
+                                     run.warps ? std::to_string(run.warps) : "auto",
+                                     run.overlap ? "" : ", grad_chunk after the passes",
                                      applies ? ", ∂K̄'s state term from state_bwd" : ", the default (does not apply)");
       EXPECT_EQ(dk_state_backwards(), before + (applies ? 1 : 0)) << line;
       expect_within_twin_bars(out, applies ? ref_dks : ref, line, seed);
       fmt::print("{}\n", line);
-    }
-  }
-  set_allocation_poisoning(false);
-}
-
-// REWY_EXPERIMENTS=pform (or pform:deltanet, pform:gdn): DeltaNet's and GDN's forward pass by
-// column halves forms P itself and stores it for the backward, and wy_prep forms none; pformb the
-// same beside wy_prep. At whole-V slices with wy_prep not beside, and at slices of 64 beside it
-// (where the tool lets grids run side by side), both policies and backwards: the path runs exactly
-// where it applies (Recompute; the counter; the segment scan's forms under pform), and every output
-// and gradient, the backward's from the pass's P among them, is within the bf16 twin's bar.
-// Without the experiments the same calls run the default.
-TEST(GpuDelta, PassFormsP) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  set_allocation_poisoning(true);
-  const uint64_t seed = test::fresh_seed();
-  const char* experiments = std::getenv("REWY_EXPERIMENTS");
-  const std::string list = "," + std::string(experiments ? experiments : "") + ",";
-  for (Variant variant : {Variant::DeltaNet, Variant::GDN}) {
-    auto listed = [&](const std::string& e) {
-      return list.find("," + e + ",") != std::string::npos || list.find("," + e + ":" + name(variant) + ",") != std::string::npos;
-    };
-    const bool on = listed("pform"), on_beside = listed("pformb");
-    for (const RandomSpec& sp : path_cases(variant, seed + 10 * uint64_t(variant))) {
-      const RandomCase c = make_random_case(sp);
-      auto ref_future = std::async(std::launch::async, cpu_reference, variant, c);
-      const RandomCase dev = to_cuda(c, cuda(0));
-      const CpuReference ref = ref_future.get();
-      for (bool beside : {false, true})
-        for (Policy policy : {Policy::Recompute, Policy::Save})
-          for (BackwardAlgo algo : {BackwardAlgo::ReWY, BackwardAlgo::Baseline}) {
-            Config cfg;
-            cfg.variant = variant;
-            cfg.policy = policy;
-            cfg.backward = algo;
-            cfg.state_slice = beside ? 64 : 128;
-            cfg.prep_beside = beside;
-            cfg.prep_beside_save = false;
-            const int64_t before = pass_formed_p_forwards(), beside_before = prep_beside_forwards(),
-                          segmented_before = segment_scan_forwards();
-            const Outputs out = run_named(cfg, dev);
-            const bool ran_beside = prep_beside_forwards() > beside_before;
-            const bool segmented = segment_scan_forwards() > segmented_before;  // (its forms take pform)
-            const bool applies = policy == Policy::Recompute &&
-                                 (segmented ? on : ran_beside ? on_beside : on && cfg.state_slice == 128);
-            std::string line = fmt::format("{:8s} T={:4d} H={} K=128 V=128 {}{} {:8s} {:9s} BV={:<3d} {}{}", name(variant), sp.T,
-                                           sp.H, sp.seqlens.empty() ? "" : "varlen ", sp.h0 ? "h0" : "  ", name(algo),
-                                           name(policy), cfg.state_slice,
-                                           segmented ? "segmented, " : ran_beside ? "beside wy_prep, " : "",
-                                           applies ? "P formed in the pass" : "P from wy_prep");
-            EXPECT_EQ(pass_formed_p_forwards(), before + (applies ? 1 : 0)) << line;
-            expect_within_twin_bars(out, ref, line, seed);
-            fmt::print("{}\n", line);
-          }
     }
   }
   set_allocation_poisoning(false);

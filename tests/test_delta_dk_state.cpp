@@ -24,7 +24,7 @@ TEST(DeltaDkState, TwinRoundsTheStateTermAlone) {
     Config base;
     base.variant = Variant::DeltaNet;
     Config dks = base;
-    dks.dk_state_term = true;
+    dks.dk_state_term = DkStateTerm::On;
     const CpuReference a = cpu_reference_with(base, c), b = cpu_reference_with(dks, c);
     ASSERT_EQ(a.twin.size(), b.twin.size());
     for (const auto& [key, t] : a.exact) EXPECT_EQ(relative_error(b.exact.at(key), t), 0.0) << key;

@@ -325,14 +325,6 @@ int64_t dk_state_backwards() {
 #endif
 }
 
-int64_t pass_formed_p_forwards() {
-#if REWY_WITH_CUDA
-  return cuda_impl::pass_formed_p_forwards();
-#else
-  return 0;
-#endif
-}
-
 int64_t decay_cut_backwards() {
 #if REWY_WITH_CUDA
   return cuda_impl::decay_cut_backwards();

@@ -34,6 +34,7 @@ enum class BackwardAlgo { ReWY, Baseline };  // §5 (one residual solve) vs §4 
 enum class Policy { Recompute, Save };       // §2.3
 enum class Impl { Naive, Chunk };
 enum class SegmentForm { Auto, ThreePass, TwoPass, DecayCut };  // Config::segment_form
+enum class DkStateTerm { Auto, On, Off };                         // Config::dk_state_term
 
 Variant parse_variant(const std::string& s);  // deltanet|gdn|kda|gdn2
 BackwardAlgo parse_backward(const std::string& s);  // rewy|baseline
@@ -185,11 +186,16 @@ struct Config {
   // segments wherever it applies.
   int backward_cut_segments = 0;
   // CUDA Recompute ReWY backward of DeltaNet at K = V = 128, state_bwd at whole-V slices, grad_chunk
-  // at 16 warps (candidate, off by default; REWY_EXPERIMENTS=dkstate turns it on too): ∂K̄'s state
-  // term E ∂H⁺ᵀ formed by state_bwd, which then runs after the replay (it reads the replay's E),
-  // and read by grad_chunk in place of ∂H⁺: no ∂H⁺ snapshots. The bf16 twin (round_to_bf16) then
-  // rounds that term as the kernels do (DeltaNet, ReWY, K = V = 128). Elsewhere it does nothing.
-  bool dk_state_term = false;
+  // at 16 warps: ∂K̄'s state term E ∂H⁺ᵀ formed by state_bwd, which then runs after the replay (it
+  // reads the replay's E), and read by grad_chunk in place of ∂H⁺: no ∂H⁺ snapshots. Auto: where
+  // the two state passes would not run side by side anyway (from 128 pairs at V = 128): Recompute
+  // backward 1.061x at (8, 2048, 16), 1.059x at (8, 4096, 32); at (4, 4096, 16), where it kept
+  // the passes apart, 0.897x (H200, 2026-12-06, REWY_EXPERIMENTS=dkstate,
+  // docs/measurements/2026-12-06-s58/). On: wherever it applies (state_bwd after the replay). Off:
+  // never (REWY_EXPERIMENTS=nodkstate: Auto as Off). The bf16 twin (round_to_bf16) rounds that term
+  // as the kernels do under On alone (DeltaNet, ReWY, K = V = 128): a test whose device call took
+  // it under Auto (dk_state_backwards()) compares against the On twin.
+  DkStateTerm dk_state_term = DkStateTerm::Auto;
 };
 
 struct Inputs {
@@ -319,8 +325,5 @@ int decay_cut_backward_fell_back();
 // CUDA: how many backwards this process has run with ∂K̄'s state term from state_bwd
 // (Config::dk_state_term); 0 without CUDA.
 int64_t dk_state_backwards();
-// CUDA: how many forwards this process has run whose state pass formed P itself
-// (REWY_EXPERIMENTS=pform, where it applies); 0 without CUDA.
-int64_t pass_formed_p_forwards();
 
 }  // namespace rewy::delta

@@ -67,7 +67,7 @@ struct CpuReference {
 };
 CpuReference cpu_reference(Variant v, const RandomCase& c64);
 // The same with cfg's options (its variant; round_to_bf16 set for the twin alone), e.g. a twin that
-// rounds where a non-default kernel path does (Config::dk_state_term); cpu_twin: that twin alone.
+// rounds where a kernel path chosen by the device does (Config::dk_state_term On); cpu_twin: that twin alone.
 CpuReference cpu_reference_with(const Config& cfg, const RandomCase& c64);
 std::map<std::string, Tensor> cpu_twin(const Config& cfg, const RandomCase& c64);
 

@@ -36,7 +36,7 @@ struct Prepared {
     p.H = int(dims.H), p.K = int(dims.K), p.V = int(dims.V), p.C = cfg.chunk;
     p.scale = T(cfg.scale != 0.0 ? cfg.scale : 1.0 / std::sqrt(double(dims.K)));
     p.round = r;
-    p.dk_state = cfg.dk_state_term;
+    p.dk_state = cfg.dk_state_term == DkStateTerm::On;
     p.q = ptr<T>(q), p.k = ptr<T>(k), p.v = ptr<T>(v), p.beta = ptr<T>(beta), p.g = ptr<T>(g);
     p.b = ptr<T>(b), p.w = ptr<T>(w);
   }
@@ -203,7 +203,7 @@ void backward_pass(const Problem<T>& p, BackwardAlgo algo, const Dims& dims, int
     round_bf16_if(p.round, dP);
     local_gemm("bwd", "dQ_state", m, K, V, s, dOc.data(), V, false, Hr.data(), V, true, T(0), dQh.data(), K);
     if (p.round && p.dk_state && algo == BackwardAlgo::ReWY && rewy_dk_state_term(p.variant, K, V)) {
-      // The kernels' ∂K̄ state term under Config::dk_state_term: state_bwd's bf16 ∂H⁺ᵀ/s tile times
+      // The kernels' ∂K̄ state term (Config::dk_state_term On): state_bwd's bf16 ∂H⁺ᵀ/s tile times
       // E, times s, stored as bf16 for grad_chunk.
       std::vector<T> dHf = dHp;
       for (T& x : dHf) x *= T(1) / s;

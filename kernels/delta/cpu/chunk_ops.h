@@ -49,7 +49,7 @@ struct Problem {
   int H = 0, K = 0, V = 0, C = 0;
   T scale = T(1);
   bool round = false;  // round_to_bf16
-  // With round: ∂K̄'s state term as the CUDA kernels form it under Config::dk_state_term (ReWY,
+  // With round: ∂K̄'s state term as the CUDA kernels form it under Config::dk_state_term On (ReWY,
   // where rw_from_ru.h's rewy_dk_state_term holds): s E (bf16(∂H⁺/s))ᵀ, rounded to bf16.
   bool dk_state = false;
   const T *q = nullptr, *k = nullptr, *v = nullptr, *beta = nullptr, *g = nullptr, *b = nullptr, *w = nullptr;

@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 // small part (e^γ, raw g, span): padding each stage to 1 KB would push the channel-gate kernel at
 // BV = 128 past 227 KB.
 // TBW (state_bwd_wg_kernel's): 𝒯 Diag(β) [C][C] in W's slot, and (KRAW) the rows' e^G.
-// DKS (experiment dkstate): the stage takes E [C][V] too (Ep), for DeltaNet's state term of ∂K̄.
+// DKS (Config::dk_state_term): the stage takes E [C][V] too (Ep), for DeltaNet's state term of ∂K̄.
 template <int K, int BV, bool QLO, bool KRAW, bool TBW = false, bool DKS = false>
 struct WgBwdShape {
   static constexpr int NS = 2;  // stages
@@ -199,7 +199,7 @@ struct WgBwdShape {
 // (by p.count_weight) for its own chunks alone, ∂h0 by each sequence's first segment. No
 // look-forward: the plan's word runs the default pass where a segment would need one.
 //
-// DKS (experiment dkstate; DeltaNet, TBW, whole-V slices, after the replay, whose E it reads): the
+// DKS (Config::dk_state_term; DeltaNet, TBW, whole-V slices, after the replay, whose E it reads): the
 // state term of ∂K̄, s E (∂H⁺/s)ᵀ, formed by warpgroup 0 from the stage's E and ∂H⁺ᵀ while
 // warpgroup 1 forms ∂E, and stored as bf16 [C][K] (p.dKs) for grad_chunk in place of ∂H⁺
 // (p.dHs null): 32 KB a chunk not written, 16 KB written, E's 16 KB read. Warpgroup 0 takes
@@ -612,7 +612,7 @@ __global__ void __launch_bounds__(NT, 1) grad_chunk_kernel(const DeltaParams p) 
   // EXPF + 2000 (KDA's ReWY default at K = V = 128, 3127): ∂Q̂ = s ∂O Hᵀ taken in one k-loop over
   // H's fragments with R_W = −R_U Hᵀ in phase 2 (kStackH, said there).
   constexpr bool kStackH = (EXPF / 1000) & 2;
-  // EXPF + 4000 (experiment dkstate, DeltaNet's ReWY kernel): ∂K̄'s state term E ∂H⁺ᵀ comes from
+  // EXPF + 4000 (Config::dk_state_term, DeltaNet's ReWY kernel): ∂K̄'s state term E ∂H⁺ᵀ comes from
   // state_bwd (p.dKs, bf16 [C][K], in ∂H⁺'s slot S2 with q's pitch): no ∂H⁺ and no second E.
   constexpr bool kDKS = (EXPF / 1000) & 4;
   static_assert(!kDKS || (VAR == kDeltaNet && REWY), "the ∂K̄ state term from state_bwd: DeltaNet's ReWY kernel");

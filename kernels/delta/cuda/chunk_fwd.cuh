@@ -23,10 +23,6 @@ namespace rewy::delta::cuda_impl {
 
 // wy_prep_kernel's EXP for the fused forward's kernel (said there).
 inline constexpr int kPrepFusedExp = 1;
-// ... and its form for a state pass that forms P itself (DeltaParams::pass_forms_p): no q, no P.
-inline constexpr int kPrepFusedNoPExp = 2;
-// The shared kernel's no-P form, beside such a pass (REWY_EXPERIMENTS=pformb; p.Tbeta set).
-inline constexpr int kPrepSharedNoPExp = 3;
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -379,12 +375,9 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
-__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp ? 3 : 0))
-    wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kNoP = EXP == kPrepFusedNoPExp || EXP == kPrepSharedNoPExp;  // (A alone: the pass forms P from q and k)
-  constexpr bool kFusedOnly = EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp;
-  static_assert(EXP != kPrepSharedNoPExp || (fuses_wu(VAR) && !OVERLAP), "the shared no-P form: the fused forward's");
+  constexpr bool kFusedOnly = EXP == kPrepFusedExp;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
   using L = PrepLayout<VAR, K, V, kFusedOnly, LDA>;
   constexpr int KP = L::KP, VP = L::VP;
@@ -409,7 +402,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFused
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
-  if constexpr (!kNoP) load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
+  load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   // (The fused forward forms U in the state pass: no v here.)
   const bool fused = kFusedOnly || (fuses_wu(VAR) && p.Tbeta != nullptr);
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
@@ -433,9 +426,6 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFused
     });
     __syncthreads();
     packed_cc_products3<K, NT>(accP, accA, KR, KR2, KA, packed);
-  } else if constexpr (kNoP) {
-    frag_zero(accA);
-    warp_mma<1, kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor>(accA, ks, KP, ks, KP, warp_m0(), warp_n0<kChunk, NT>(), 0, K);
   } else {
     // Q Kᵀ and K Kᵀ in one k-loop, K's fragments loaded once for both: wy_prep 1.056x DeltaNet,
     // 1.068x GDN against two products (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
@@ -460,17 +450,17 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFused
         const int cc = c + e;
         const float decay = r >= cc ? exp_ftz(Gs[r] - Gs[cc]) : 0.f;
         float &xp = accP[i][j][2 * h + e], &xa = accA[i][j][2 * h + e];
-        if constexpr (!kNoP) xp = r >= cc ? xp * decay : 0.f;
+        xp = r >= cc ? xp * decay : 0.f;
         xa = r > cc ? betas[r] * (xa * decay) : 0.f;
       }
     });
-  } else if constexpr (!kNoP) {
+  } else {
     frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
   }
 
   if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) and the packed KC (under Tb) are read
   // P leaves through Tb's slot (free until 𝒯 is formed) in 16-byte rows, not 4-byte fragment stores.
-  if constexpr (!kNoP) frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
+  frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   if constexpr (kFusedOnly) __syncthreads();  // every warp's products have read k and q: As takes their slots
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     if constexpr (VT<VAR>::vec_gate) As[r * LDA + cc] = r > cc ? x : 0.f;  // b folded in the rows
@@ -478,7 +468,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFused
     else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
-  if constexpr (!kNoP) store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
+  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
   bf16_t* const tbeta_out = fused ? p.Tbeta : p.Tbeta_kept;
@@ -527,8 +517,6 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp || EXP == kPrepFused
     solve_unit_lower<NT, NT, LDA>(Ts, As, p.phase_cycles);  // marks 2 and 3
     for_each_row_octet<kChunk, kChunk, NT>(convert_T);
     if (gate_rows_out) store_gate_rows<NT>(p, Gs, at.c, at.h, gate_rows_out);
-    if constexpr (kNoP && VAR == kGDN)  // G of the rows, for P's e^{G_i − G_j} in the pass
-      for (int i = threadIdx.x; i < kChunk; i += NT) p.gate_log[(int64_t(at.c) * p.H + at.h) * kChunk + i] = Gs[i];
     if (fused) {  // W and U are the state pass's: e^γ is left for it
       store_gexp<VAR, K, NT>(p, Gs, at.c, at.h);
       phase_mark(p.phase_cycles, 4);
@@ -1089,21 +1077,19 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 // K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: the fused forward of channel
 // gates, kfuse in delta_cuda.cu's forward): a [C][K] tile from p.W for K H, K̄ as before: kKtGammaK
 // (KDA: K ⊙ Γ), kKtYw (GDN2: Y_W, and Y_U from p.U in v's place).
-// PFORM (DeltaParams::pass_forms_p): no P tile; the pass forms P from q and k (GATE: and G [C]).
 inline constexpr int kKtGammaK = 1, kKtYw = 2;
-template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, int KT = 0, bool PFORM = false>
+template <int K, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, int KT = 0>
 struct WgStateStage {
   static constexpr int BVP = BV + 8;
   static constexpr size_t tile_k = size_t(kChunk) * K * 2;
   static constexpr size_t W = 0;                                       // bf16 [C][K], FUSED: 𝒯 Diag(β) [C][C]
   static constexpr size_t Kb = W + (FUSED ? size_t(kChunk) * kChunk * 2 : tile_k), Qh = Kb + tile_k;  // [C][K]
   static constexpr size_t P = Qh + (OUTPUT ? tile_k : 0);             // bf16 [C][C] swizzled (OUTPUT)
-  static constexpr size_t U = P + (OUTPUT && !PFORM ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
+  static constexpr size_t U = P + (OUTPUT ? size_t(kChunk) * kChunk * 2 : 0);  // bf16 [C][BVP]; FUSED: v [C][BV] swizzled
   static constexpr size_t Kt = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // KT: [C][K]
   static constexpr size_t gam = Kt + (KT ? tile_k : 0);                      // e^γ f32 [K]
   static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
-  static constexpr size_t glog = rows + (GATE ? kChunk * 2 * 4 : 0);           // GATE with PFORM: G f32 [C]
-  static constexpr size_t span = glog + (GATE && PFORM ? kChunk * 4 : 0);      // ChunkSpan
+  static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || BV % 64 == 0, "the fused stage takes whole panels of v");
   static_assert(!KT || (FUSED && !GATE), "K ⊙ Γ: the fused stage of channel gates");
@@ -1120,7 +1106,7 @@ struct WgStateStage {
     if constexpr (KT) async_tile_sw128<kChunk, K>(bf(Kt), p.W + baseK, strideK, len);
     if constexpr (OUTPUT) {
       async_tile_sw128<kChunk, K>(bf(Qh), (GATE ? p.q : p.Qg) + baseK, strideK, len);
-      if constexpr (!PFORM) async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
+      async_tile_sw128<kChunk, kChunk>(bf(P), p.P + baseC, strideC, len);
     }
     prefetch_slice(st, p, c, sp, h, v0, V);
   }
@@ -1135,7 +1121,6 @@ struct WgStateStage {
       async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (GATE) async_tile<1, kChunk * 2 * 4>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
-    if constexpr (GATE && PFORM) async_tile<1, kChunk * 4>(st + glog, 0, p.gate_log + (int64_t(c) * p.H + h) * kChunk, 0, 1);
   }
 
   // The tiles every V-slice reads (W, K̄; OUTPUT: Q̂, P), 64-channel boxes of 64 tokens, split
@@ -1177,10 +1162,9 @@ struct WgStateStage {
 // one CTA.
 // KT: Dᵀ in Eᵀ's place (each warpgroup reads its own half of D's columns and writes the same half
 // of E after its product has waited), so that two stages with K ⊙ Γ fit at V-slices of 128.
-template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, int KT = 0,
-          bool PFORM = false>
+template <int K, int V, int BV, bool OUTPUT, bool FUSED = false, bool GATE = false, bool CLUSTER = false, int KT = 0>
 struct StateFwdShape {
-  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE, KT, PFORM>;
+  using S = WgStateStage<K, BV, OUTPUT, FUSED, GATE, KT>;
   static constexpr int ctas_per_sm = !OUTPUT && BV <= 64 ? 2 : 1;
   static constexpr size_t state_bytes = size_t(BV) * K * 2, e_bytes = size_t(BV) * kChunk * 2;
   static constexpr size_t d_bytes = FUSED && !KT ? e_bytes : 0;
@@ -1201,10 +1185,10 @@ struct StateFwdShape {
 // Recompute forward of channel gates forming E in the pass (kfuse in delta_cuda.cu's forward:
 // p.Tbeta set): KDA from 𝒯 Diag(β), K ⊙ Γ and v; GDN2 from 𝒯, Y_W and Y_U.
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER = false, bool SGATE = false,
-          bool KFUSE = false, bool PFORM = false>
+          bool KFUSE = false>
 using StateFwdLayout = StateFwdShape<K, V, BV, OUTPUT, fused_state_pass(VAR, K, V, OUTPUT, STORE, BV) || KFUSE,
                                      fused_gate(VAR, OUTPUT, STORE, BV) || SGATE, CLUSTER,
-                                     KFUSE ? (VAR == kGDN2 ? kKtYw : kKtGammaK) : 0, PFORM>;
+                                     KFUSE ? (VAR == kGDN2 ? kKtYw : kKtGammaK) : 0>;
 
 // Stores rows r < valid of a warpgroup's m64nN fragment to dst[r * ld + c] as bf16, times alpha.
 // A warp's 16 rows of it are the mma fragment layout (acc[4 j + e]: n8 tile j, element e), so
@@ -1399,17 +1383,8 @@ __device__ __forceinline__ void publish_end_state(const DeltaParams& p, const Wg
 // at whole-V slices, each segment from zero at its cut or from h0, the states Hs, E and the
 // chunk's count (by p.count_weight) for its own chunks alone; no look-back (the plan's word runs
 // the default replay where a segment would), no end state.
-// PFORM (DeltaParams::pass_forms_p; DeltaNet's and GDN's fused forward by column halves, also in the
-// two-pass form's planes and the decay cut's pass; and beside wy_prep, REWY_EXPERIMENTS=pformb: at
-// slices of 64, unhalved, warpgroup 1 forms Q Kᵀ behind Q̂ H while warpgroup 0 forms D, and takes
-// P E alone):
-// P = tril(Q Kᵀ) (GDN: times e^{G_i − G_j}, G from wy_prep in p.gate_log) from the stage's q and k
-// on each warpgroup (its product issued beside K H and Q̂ H, off the step's chain), taken by P E
-// from registers, and stored for the backward by column halves; wy_prep then reads no q and writes
-// no P (kPrepFusedNoPExp).
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool CLUSTER, bool SGATE, bool BESIDE = false,
-          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false,
-          bool PFORM = false>
+          bool FHALF = false, bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
 __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::StateMaps* maps) {
   static_assert(!BESIDE || (OUTPUT && !CLUSTER && !SGATE), "wy_prep beside the plain forward pass");
   static_assert(!SGATE || (VAR == kGDN && OUTPUT && STORE), "saved row gates: GDN's Save forward");
@@ -1428,11 +1403,8 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
   static_assert(!FHALF || (OUTPUT && (kFused || (!STORE && !CLUSTER && !SGATE && !fused_gate(VAR, OUTPUT, STORE, BV)))),
                 "FHALF: the fused forward, or the unfused output pass without row gates");
   constexpr bool kGate = fused_gate(VAR, OUTPUT, STORE, BV) || SGATE;
-  static_assert(!PFORM || (kFused && OUTPUT && !STORE && !SGATE && !KFUSE && !CLUSTER && !MAP && fuses_wu(VAR) &&
-                           kGate == (VAR == kGDN)),
-                "PFORM: DeltaNet's and GDN's fused forward pass (by column halves or not, beside wy_prep or not)");
   constexpr bool HEND = BESIDE && !STORE;  // Hᵀ at the step's end (above; the Recompute forward's)
-  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE, PFORM>;
+  using L = StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, CLUSTER, SGATE, KFUSE>;
   using S = typename L::S;
   using wg::Major;
   static_assert(kThreads == 256 && K % 64 == 0 && BV % 16 == 0, "two warpgroups; 64-row state blocks");
@@ -1520,18 +1492,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     }  // (HEND after the first step: Hᵀ and this stage's copies were published by the last step's end)
     phase_mark(p.phase_cycles, 1);
     float acc[BV / 2];
-    float accp[PFORM ? kChunk / 2 : 1];  // PFORM: Q Kᵀ (a warpgroup's whole copy), then P
-    // PFORM: P = tril(Q Kᵀ) in accp (GDN: times e^{G_i − G_j}, as wy_prep formed it), and as P E's
-    // register operand in pa.
-    auto form_p = [&](auto& pa) {  // (generic: instantiated only where PFORM calls it)
-      if constexpr (kGate) {
-        const float* const G = reinterpret_cast<const float*>(st + S::glog);
-        wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x * exp_ftz(G[r] - G[cc]) : 0.f; });
-      } else {
-        wg::frag_for_each<kChunk>(accp, [&](int r, int cc, float& x) { x = r >= cc ? x : 0.f; });
-      }
-      wg::frag_to_a<kChunk>(accp, pa);
-    };
     if constexpr (kFused) {
       // E = U − W H = 𝒯 Diag(β) (V − Γ ⊙ K H) (U = 𝒯 Diag(β) V, W = 𝒯 Diag(β Γ) K; GDN's Γ = e^G of
       // the rows, 1 for DeltaNet): W is never formed. 𝒯 Diag(β) in W's slot, k (K̄ = K for
@@ -1573,13 +1533,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::gemm_issue<BH, K, Major::K, Major::K, BV>(accd, KH, Ht + wgi * BH * wg::kPanel, false);
         if constexpr (FHALF) wg::gemm_issue<BH, K, Major::K, Major::K, BV>(acch, Qh, Ht + wgi * BH * wg::kPanel, false);
         wg::commit();
-        if constexpr (PFORM) {  // Q Kᵀ behind them, awaited with E's product
-          wg::gemm_issue<kChunk, K, Major::K, Major::K>(accp, Qh, Kb, false);
-          wg::commit();
-          wg::wait<1>();
-        } else {
-          wg::wait<0>();
-        }
+        wg::wait<0>();
         if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
         if constexpr ((PLANES || (WARM && OUTPUT)) && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
 #pragma unroll
@@ -1589,13 +1543,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       } else if (wgi == 0) {
         wg::gemm<BV, K, Major::K, Major::K>(acc, KH, Ht, false);
         form_d(acc, 0);
-      } else if constexpr (PFORM) {  // (beside wy_prep, unhalved) Q̂ H, then Q Kᵀ behind it
-        wg::gemm_issue<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);
-        wg::commit();
-        wg::gemm_issue<kChunk, K, Major::K, Major::K>(accp, Qh, Kb, false);
-        wg::commit();
-        wg::wait<1>();
-        if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
       } else {
         wg::gemm<BV, K, Major::K, Major::K>(acc, Qh, Ht, false);  // Q̂ H; GATE: q H, then its rows by e^G
         if constexpr (kGate) wg::frag_for_each<BV>(acc, [&](int r, int, float& x) { x *= row_gates[r]; });
@@ -1603,7 +1550,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       if constexpr (OUTPUT && !FHALF) __syncthreads();  // Dᵀ complete
       float acce[BH / 2];
       wg::gemm<BH, kChunk, Major::K, Major::K>(acce, W, Dt + wgi * BH * kChunk, false);
-      if constexpr (PFORM) wg::fence_accumulator(accp);  // (Q Kᵀ landed with E's wait)
       if constexpr (KFUSE) warpgroup_sync(1 + wgi);  // the warpgroup's half of Dᵀ is read: Eᵀ's goes there
       if constexpr (!kGate || OUTPUT) wg::store_transposed<BH>(acce, Et + wgi * BH * kChunk, 0);
       if constexpr (kGate) wg::store_transposed_row_scaled<BH>(acce, Edecayed + wgi * BH * kChunk, 0, row_gates + kChunk);
@@ -1612,29 +1558,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::fence_smem_writes();
       if constexpr (FHALF) {  // O's half = s (Q̂ H + P E) over this warpgroup's columns
         warpgroup_sync(1 + wgi);  // this warpgroup's half of Eᵀ
-        if constexpr (WARM && !PFORM) {
+        if constexpr (WARM) {
           if (c >= warm_out) {  // (not in the cut's warm-up chunks; c is uniform over the block)
             wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
             wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
-          }
-        } else if constexpr (PFORM) {
-          // (WARM: nothing in the cut's warm-up chunks, whose segment forms and stores their P;
-          // PLANES: P stored by plane 0 alone, which runs every segment)
-          const bool emit = !WARM || c >= warm_out, keep_p = emit && (!PLANES || blockIdx.z == 0);
-          if (emit) {
-            uint32_t pa[kChunk / 16][4];
-            form_p(pa);
-            wg::gemm_reg_a<BH, kChunk, Major::K>(acch, pa, Et + wgi * BH * kChunk, true);
-            wg_store_rows<BH>(acch, out + baseV + wgi * BH, strideV, len, p.scale);
-            // P for the backward (bf16 as P E took it), warpgroup w its columns [32 w, + 32)
-            // (constant offsets into accp: an index by wgi put it on the stack)
-            constexpr int kPH = kChunk / 2;
-            bf16_t* const p_out = p.P + (int64_t(tok0) * p.H + h) * kChunk;
-            if (keep_p && wgi == 0)
-              wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[0]), p_out, int64_t(p.H) * kChunk, len, 1.f);
-            else if (keep_p)
-              wg_store_rows<kPH>(reinterpret_cast<const float(&)[kPH / 2]>(accp[kPH / 2]), p_out + kPH, int64_t(p.H) * kChunk,
-                                 len, 1.f);
           }
         } else {
           wg::gemm<BH, kChunk, Major::K, Major::K>(acch, P, Et + wgi * BH * kChunk, true);
@@ -1687,15 +1614,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     phase_mark(p.phase_cycles, 2);
     // (Issuing P E and K̄ᵀE together and awaiting once measured slower at be15353: 380 -> 488 us at
     // V-slices of 16.)
-    if constexpr (OUTPUT && !FHALF && PFORM) {
-      if (wgi == 1) {  // O = s (Q̂ H + P E), P formed here; the V-slice at 0 stores it for the backward
-        uint32_t pa[kChunk / 16][4];
-        form_p(pa);
-        wg::gemm_reg_a<BV, kChunk, Major::K>(acc, pa, Et, true);
-        wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
-        if (v0 == 0) wg_store_rows<kChunk>(accp, p.P + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len, 1.f);
-      }
-    } else if constexpr (OUTPUT && !FHALF) {
+    if constexpr (OUTPUT && !FHALF) {
       if (wgi == 1) {  // O = s (Q̂ H + P E)
         wg::gemm<BV, kChunk, Major::K, Major::K>(acc, P, Et, true);
         wg_store_rows<BV>(acc, p.o + baseV, strideV, len, p.scale);
@@ -1745,10 +1664,10 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false, bool FHALF = false,
-          bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false, bool PFORM = false>
-__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE, PFORM>::ctas_per_sm))
+          bool KFUSE = false, bool MAP = false, bool PLANES = false, bool WARM = false>
+__global__ void __launch_bounds__(kThreads, (StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, KFUSE>::ctas_per_sm))
     state_fwd_kernel(const DeltaParams p) {
-  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES, WARM, PFORM>(p, nullptr);
+  state_fwd_body<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, BESIDE, FHALF, KFUSE, MAP, PLANES, WARM>(p, nullptr);
 }
 
 // The segment scan's scan over segments (SegmentScanParams): a CTA of K threads per (sequence,

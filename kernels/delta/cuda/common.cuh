@@ -210,12 +210,6 @@ struct DeltaParams {
   // DeltaNet's state term of ∂K̄, s E (∂H⁺ / s)ᵀ in bf16, of each chunk [tok][H][K]
   // (Config::dk_state_term: state_bwd's DKS forms it, grad_chunk reads it in place of ∂H⁺; dHs then null).
   bf16_t* dKs = nullptr;
-  // The forward's state pass forms P = tril(Q Kᵀ) itself and stores it for the backward; wy_prep
-  // forms none and reads no q (REWY_EXPERIMENTS=pform: DeltaNet's and GDN's plain fused forward by
-  // column halves; read by the launchers alone).
-  bool pass_forms_p = false;
-  // ... GDN's G of each row there [num_chunks][H][C] (wy_prep's, for P's e^{G_i − G_j}).
-  float* gate_log = nullptr;
 };
 
 // The kernel's CTAs run on this path (DeltaParams::path_flag; null: always).

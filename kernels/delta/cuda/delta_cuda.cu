@@ -375,18 +375,6 @@ LastCut& last_cut(bool backward) {
 }
 std::atomic<int64_t> g_decay_cut_backwards{0};
 std::atomic<int64_t> g_dk_state_backwards{0};
-std::atomic<int64_t> g_pass_formed_p_forwards{0};
-// Where p.pass_forms_p is set (REWY_EXPERIMENTS=pform, pformb): counts the forward and, for GDN,
-// binds the rows' G for P's gates in the pass, f32 [num_chunks][H][C] (the tensor, held while the
-// launches may read it).
-Tensor bind_pass_formed_p(DeltaParams& p, int var, int64_t chunks, int64_t H, const Device& dev, const Stream& s) {
-  if (!p.pass_forms_p) return Tensor();
-  if (chunks > 0) g_pass_formed_p_forwards.fetch_add(1, std::memory_order_relaxed);
-  if (var != kGDN) return Tensor();
-  Tensor rows = Tensor::empty({std::max<int64_t>(chunks, 1), H, kChunk}, DType::F32, dev, &s);
-  p.gate_log = ptr<float>(rows);
-  return rows;
-}
 // 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
 int fell_back(const LastCut& cut) {
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
@@ -742,11 +730,6 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   p.Tbeta = gdn2 ? p.Tinv : ptr<bf16_t>(Tbeta);
   Tensor gate_rows;
   if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
-  // REWY_EXPERIMENTS=pform (forward()'s): the two-pass form's planes and the decay cut's pass form
-  // P (both, where the cut has the two-pass form as its fallback: they share this wy_prep).
-  p.pass_forms_p = experiment("pform", var) && !kda && !gdn2 && choice.form != SegmentForm::ThreePass &&
-                   li.prep_warps == 8 && !experiment("prep2", var);
-  const Tensor gate_log = bind_pass_formed_p(p, var, ct.num_chunks, d.H, dev, s);
 
   ScanTensors scan, fallback_scan;  // the scan's over the call's layout, or over the fallback's
   SegmentPass main, fallback;       // the launches' params (fallback: the decay cut's two-pass form)
@@ -887,17 +870,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool row_gates = fused_rows || saved_rows;
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
-  // REWY_EXPERIMENTS=pform: DeltaNet's and GDN's fused pass by column halves forms P from q and k
-  // (each warpgroup, beside K H and Q H; GDN's gates from wy_prep's G rows) and stores it for the
-  // backward; their wy_prep reads no q and writes no P.
-  // REWY_EXPERIMENTS=pformb: the same beside wy_prep (its shared kernel's no-P form), the pass at
-  // slices of 64 unhalved (warpgroup 1 forms Q Kᵀ behind Q̂ H) or 128 by halves.
-  const bool pform_scope = fused_scalar && !save && !cut_first && !li.maps &&
-                           (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && fused_rows));
-  p.pass_forms_p = pform_scope && ((experiment("pform", var) && !beside && slice == 128 && li.prep_warps == 8 &&
-                                    !experiment("prep2", var)) ||
-                                   (experiment("pformb", var) && beside));
-  const Tensor gate_log = bind_pass_formed_p(p, var, ct.num_chunks, d.H, dev, s);
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
   if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
     const int64_t words = int64_t(ct.num_chunks) * d.H + 2;
@@ -1036,10 +1008,24 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // The forward kept its 𝒯 Diag(β) (Saved::Tbeta), e^γ and GDN's row gates beside it: the replay
   // reads them and runs no wy_replay.
   li.tbeta_saved = replay_no_w && sv.Tbeta.defined();
-  // Config::dk_state_term (or experiment dkstate): DeltaNet's state term of ∂K̄ (E ∂H⁺ᵀ) formed by
-  // state_bwd, which then runs after the replay (it reads the replay's E) and writes it in place of
-  // ∂H⁺ for grad_chunk.
-  const bool dk_state = (cfg.dk_state_term || experiment("dkstate", kDeltaNet)) &&
+  // The replay's and state_bwd's CTAs (one per pair and V-slice each): side by side where both fit
+  // at once (state_slices' paired rule), else the replay ends before most of state_bwd starts.
+  // (The Save policy's branch below may narrow li.bwd_bv: read it after that.)
+  const int64_t sms = cuda_sm_count(dev);
+  auto pass_slices = [&] {  // (the replay's, state_bwd's)
+    return std::pair<int, int>{sv.policy == Policy::Recompute ? int(V / std::min<int64_t>(li.bv, V)) : 0,
+                               int(V / std::min<int64_t>(li.bwd_bv, V))};
+  };
+  auto passes_side_by_side = [&] {
+    const auto [replay_slices, bwd_slices] = pass_slices();
+    return li.overlap_passes && passes_fit_together(d.N * H, replay_slices, bwd_slices, sms);
+  };
+  // Config::dk_state_term: DeltaNet's state term of ∂K̄ (E ∂H⁺ᵀ) formed by state_bwd, which then
+  // runs after the replay (it reads the replay's E) and writes it in place of ∂H⁺ for grad_chunk.
+  // Auto: where the passes would not run side by side anyway.
+  const bool dk_state_auto =
+      cfg.dk_state_term == DkStateTerm::Auto && !experiment("nodkstate", kDeltaNet) && !passes_side_by_side();
+  const bool dk_state = (cfg.dk_state_term == DkStateTerm::On || dk_state_auto) &&
                         rewy_dk_state_term(cfg.variant, int(d.K), int(d.V)) && replay_no_w &&
                         cfg.backward == BackwardAlgo::ReWY && li.bwd_bv >= d.V && li.grad_warps == 16;
   if (dk_state) {
@@ -1104,12 +1090,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   // end): side by side at 32 pairs 1.019-1.058x; at 64-256 pairs DeltaNet 0.971-0.991x, GDN
   // 0.959-1.013x, KDA 0.995-1.014x, GDN2 1.006-1.030x (H200, 2026-12-02, REWY_EXPERIMENTS=
   // countend,overlapall, docs/measurements/2026-12-02-s21/call2-sweeps/).
-  const int replay_slices = sv.policy == Policy::Recompute ? int(V / std::min<int64_t>(li.bv, V)) : 0;
-  const int bwd_slices = int(V / std::min<int64_t>(li.bwd_bv, V));
-  // Side by side where both passes' CTAs fit at once (state_slices' paired rule), else the
-  // replay ends before most of state_bwd starts.
-  const int64_t sms = cuda_sm_count(dev);
-  const bool paired = li.overlap_passes && passes_fit_together(d.N * H, replay_slices, bwd_slices, sms);
+  const auto [replay_slices, bwd_slices] = pass_slices();
+  const bool paired = passes_side_by_side();
   const int64_t pass_ctas = d.N * H * (paired ? replay_slices + bwd_slices : bwd_slices);
   li.overlap_grad = cfg.overlap_grad && ct.num_chunks > 0 && (sms - pass_ctas >= 32 || paired || channel_gate(cfg.variant));
   // Its counts (zeroed before the first kernel: a programmatic dependent's prerequisite is the
@@ -1169,7 +1151,6 @@ int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_orde
 int decay_cut_fell_back() { return fell_back(last_cut(false)); }
 int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
 int64_t dk_state_backwards() { return g_dk_state_backwards.load(std::memory_order_relaxed); }
-int64_t pass_formed_p_forwards() { return g_pass_formed_p_forwards.load(std::memory_order_relaxed); }
 int decay_cut_backward_fell_back() { return fell_back(last_cut(true)); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -20,7 +20,6 @@ int64_t decay_cut_forwards();
 int decay_cut_fell_back();
 int64_t decay_cut_backwards();
 int64_t dk_state_backwards();
-int64_t pass_formed_p_forwards();
 int decay_cut_backward_fell_back();
 
 }  // namespace rewy::delta::cuda_impl

@@ -25,14 +25,9 @@ namespace rewy::delta::cuda_impl {
 // delta_cuda.cu's scan_segment_choice), seg2p, seg2p32 (the same by its two-pass form: there too),
 // dcut (GDN's decay cut without its fallback: there too); nodcut (neither pass by the decay cut,
 // the default's cut turned off: scan_segment_choice and backward_cut_choice); kseg2p (KDA's and
-// GDN2's few-pair Recompute forward by the two-pass form: scan_segment_choice); dkstate (DeltaNet's
-// ∂K̄ state term E ∂H⁺ᵀ formed by state_bwd after the replay, read by grad_chunk in place of ∂H⁺:
-// Config::dk_state_term, delta_cuda.cu's backward, state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000);
-// pform (DeltaNet's fused forward pass by column halves forms P from q and k and stores it for the
-// backward; its wy_prep reads no q and writes no P: DeltaParams::pass_forms_p, state_fwd_body's PFORM,
-// kPrepFusedNoPExp; also in the two-pass planes and the decay cut's pass); pformb (the same where
-// wy_prep runs beside the pass: the pass at slices of 64 unhalved, wy_prep's shared kernel's
-// kPrepSharedNoPExp);
+// GDN2's few-pair Recompute forward by the two-pass form: scan_segment_choice); nodkstate (no
+// ∂K̄ state term from state_bwd, the default's under Config::dk_state_term Auto: delta_cuda.cu's
+// backward; the path: state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -243,18 +243,13 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0,
-          int LDA = (EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP == kPrepFusedExp ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
-  constexpr bool kFused = EXP == kPrepFusedExp || EXP == kPrepFusedNoPExp;
+  constexpr bool kFused = EXP == kPrepFusedExp;
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (EXP == kPrepFusedNoPExp    ? "wy_prep_fused_nop"
-                       : EXP == kPrepSharedNoPExp ? "wy_prep_nop"
-                       : kFused                   ? "wy_prep_fused"
-                       : kExp                     ? "wy_prep_exp"
-                                                  : "wy_prep"),
+                    : (kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
       name, kPrepPhases, p, s, beside, load_only);
@@ -309,21 +304,9 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
-  // p.pass_forms_p: the pass forms P (PFORM), so this kernel forms none and reads no q: the fused
-  // forward's 8-warp kernel, or elsewhere (beside the pass) the shared kernel (kPrepSharedNoPExp).
-  const bool fused_kernel = fused && warps == 8 && !beside && !experiment("prep2", VAR);
-  REWY_CHECK(!p.pass_forms_p || (fuses_wu(VAR) && fused && (VAR != kGDN || p.gate_log)),
-             "wy_prep: P formed in the pass: DeltaNet's and GDN's fused forward (GDN's with its G rows)");
-  if constexpr (fuses_wu(VAR)) {
-    if (fused_kernel) {
-      if (p.pass_forms_p) return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedNoPExp>(p, s, beside, load_only);
+  if constexpr (fuses_wu(VAR))
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
-    }
-    if (p.pass_forms_p)
-      return dispatch_threads(warps, [&](auto nt) {
-        launch_prep_threads<VAR, K, V, decltype(nt)::value, false, kPrepSharedNoPExp>(p, s, beside, load_only);
-      });
-  }
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;
@@ -419,7 +402,6 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   const bool kfuse = kCanKfuse && p.Tbeta != nullptr;
   REWY_CHECK(kfuse || p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE,
              "state_fwd: 𝒯 Diag(β) given where the pass cannot read it");
-  REWY_CHECK(!p.pass_forms_p || !maps, "state_fwd: P formed in the pass, not by the cluster form");
   if constexpr (!BESIDE)
     if (!kfuse && launch_state_fwd_cluster<VAR, K, V, BV, OUTPUT, STORE, SGATE>(p, s, maps)) return;
   // The fused forward by column halves (state_fwd_body's FHALF) at V-slices of 128: Recompute
@@ -439,25 +421,14 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
                                    : experiment("uhalf", VAR);
     dispatch_flag<kFusedHalf || kUnfusedHalf>(half, [&](auto fhalf) {
       constexpr bool kHalf = decltype(fhalf)::value;
-      // p.pass_forms_p (PFORM): DeltaNet's and GDN's fused pass by column halves, or unhalved at
-      // slices of 64 (at 128 the fused pass always runs by halves).
-      constexpr bool kCanFormP = fuses_wu(VAR) && kFusedHalf && (kHalf || BV == 64) && !kKfuse && OUTPUT && !STORE &&
-                                 !SGATE && fused_gate(VAR, OUTPUT, STORE, BV) == (VAR == kGDN);
-      REWY_CHECK(!p.pass_forms_p || kCanFormP, "state_fwd: P formed in a pass that cannot ({}, slices of {})",
-                 variant_name(VAR), BV);
-      dispatch_flag<kCanFormP>(p.pass_forms_p, [&](auto pform) {
-        constexpr bool kPform = decltype(pform)::value;
-        const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
-                                                 : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
-                                        : "state_fwd_replay";
-        static const std::string name = kname(
-            (std::string(base) + (kKfuse ? "_kt" : "") + (kHalf ? "_fhalf" : "") + (kPform ? "_pform" : "")).c_str(), VAR,
-            K, V, BV);
-        launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf, kKfuse, false, false, false,
-                                           kPform>,
-                          StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, kKfuse, kPform>::total>(
-            name, kStateFwdPhases, p, V / BV, s);
-      });
+      const char* const base = OUTPUT ? (STORE ? (BESIDE ? "state_fwd_out_store_beside" : "state_fwd_out_store")
+                                               : (BESIDE ? "state_fwd_out_beside" : "state_fwd_out"))
+                                      : "state_fwd_replay";
+      static const std::string name =
+          kname((std::string(base) + (kKfuse ? "_kt" : "") + (kHalf ? "_fhalf" : "")).c_str(), VAR, K, V, BV);
+      launch_sequential<state_fwd_kernel<VAR, K, V, BV, OUTPUT, STORE, SGATE, BESIDE, kHalf, kKfuse>,
+                        StateFwdLayout<VAR, K, V, BV, OUTPUT, STORE, false, SGATE, kKfuse>::total>(name, kStateFwdPhases,
+                                                                                                 p, V / BV, s);
     });
   });
 }
@@ -497,19 +468,13 @@ void launch_state_maps(const DeltaParams& p, cudaStream_t s) {
 // halves at whole-V slices (one CTA an SM).
 // KDA's and GDN2's in their fused form (KFUSE: E from 𝒯 Diag(β), K ⊙ Γ and v, or from 𝒯, Y_W and
 // Y_U; v or Y_U taken as 0 in the map plane as v is in the others').
-// p.pass_forms_p: DeltaNet's and GDN's planes form P (state_fwd_body's PFORM).
 template <int VAR, int K, int V>
 void launch_state_planes(const DeltaParams& p, cudaStream_t s) {
   constexpr bool kKfuse = VT<VAR>::vec_gate;
-  REWY_CHECK(!p.pass_forms_p || !kKfuse, "the two-pass form's planes: P formed in DeltaNet's and GDN's alone");
-  dispatch_flag<!kKfuse>(p.pass_forms_p, [&](auto pform) {
-    constexpr bool kPform = decltype(pform)::value;
-    static const std::string name =
-        kname(kKfuse ? "state_fwd_planes_kt" : kPform ? "state_fwd_planes_pform" : "state_fwd_planes", VAR, K, V, V);
-    launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, kKfuse, false, true, false, kPform>,
-                      StateFwdLayout<VAR, K, V, V, true, false, false, false, kKfuse, kPform>::total>(
-        name, kStateFwdPhases, p, 1, s, false, 2);
-  });
+  static const std::string name = kname(kKfuse ? "state_fwd_planes_kt" : "state_fwd_planes", VAR, K, V, V);
+  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, kKfuse, false, true>,
+                    StateFwdLayout<VAR, K, V, V, true, false, false, false, kKfuse>::total>(name, kStateFwdPhases, p, 1,
+                                                                                            s, false, 2);
 }
 
 // The decay cut's plan (decay_cut_plan_kernel, from k, β and g): the look-back's flags, ticket and
@@ -533,13 +498,9 @@ template <int VAR, int K, int V>
 void launch_decay_cut(const DeltaParams& p, cudaStream_t s) {
   if (p.num_chunks == 0 || p.H == 0) return;
   REWY_CHECK(p.seg_flags && p.seg_end && p.pass_wait_ns > 0, "the decay cut: the look-back's flags, states and wait");
-  dispatch_flag<true>(p.pass_forms_p, [&](auto pform) {  // (p.pass_forms_p: state_fwd_body's PFORM)
-    constexpr bool kPform = decltype(pform)::value;
-    static const std::string name = kname(kPform ? "state_fwd_warm_pform" : "state_fwd_warm", VAR, K, V, V);
-    launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true, kPform>,
-                      StateFwdLayout<VAR, K, V, V, true, false, false, false, false, kPform>::total>(name, kStateFwdPhases,
-                                                                                                  p, 1, s);
-  });
+  static const std::string name = kname("state_fwd_warm", VAR, K, V, V);
+  launch_sequential<state_fwd_kernel<VAR, K, V, V, true, false, false, false, true, false, false, false, true>,
+                    StateFwdLayout<VAR, K, V, V, true, false>::total>(name, kStateFwdPhases, p, 1, s);
 }
 
 // The backward's decay cut (GDN's Recompute backward): the replay's pass (state_fwd's WARM without
@@ -608,7 +569,7 @@ void launch_state_bwd(const DeltaParams& p, cudaStream_t s, bool beside) {  // b
     // replay_no_w in delta_cuda.cu): Wᵀ∂E from 𝒯 Diag(β) and k, its TBW.
     REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr),
                "state_bwd: neither W nor 𝒯 Diag(β) given");
-    // p.dKs (experiment dkstate, DeltaNet's TBW at whole-V slices): the ∂K̄ state term in place of ∂H⁺.
+    // p.dKs (Config::dk_state_term, DeltaNet's TBW at whole-V slices): the ∂K̄ state term in place of ∂H⁺.
     constexpr bool kCanDks = VAR == kDeltaNet && replay_without_u(VAR, K, V) && BV == V && K == V;
     REWY_CHECK(!p.dKs || (kCanDks && p.W == nullptr && p.E && !p.dHs && !beside),
                "state_bwd's ∂K̄ state term: DeltaNet's TBW at whole-V slices, after the replay's E, no ∂H⁺");
@@ -700,8 +661,9 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
                 "the default grad_chunk forms R_W from R_U where kernels/delta/rw_from_ru.h says it does not, or the reverse");
   static_assert(kTwinMatchesDA<VAR, K, V, REWY>,
                 "the default grad_chunk forms ∂A from E where kernels/delta/rw_from_ru.h says it does not, or the reverse");
-  constexpr bool kExp = EXP != kGradExp<VAR, K, V, REWY>;  // REWY_EXPERIMENTS' kernels time under names with _exp
-  static const std::string name = kname(REWY ? (kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
+  constexpr bool kDks = EXP == kGradExp<VAR, K, V, REWY> + 4000;  // Config::dk_state_term's
+  constexpr bool kExp = EXP != kGradExp<VAR, K, V, REWY> && !kDks;  // REWY_EXPERIMENTS' kernels time under names with _exp
+  static const std::string name = kname(REWY ? (kDks ? "grad_chunk_rewy_dks" : kExp ? "grad_chunk_rewy_exp" : "grad_chunk_rewy")
                                              : (kExp ? "grad_chunk_baseline_exp" : "grad_chunk_baseline"),
                                         VAR, K, V, NT / 32);
   launch_chunk_parallel<grad_chunk_kernel<VAR, K, V, REWY, NT, EXP>, NT, GradLayout<VAR, K, V, kGradSw<EXP % 100>>::total>(
@@ -779,7 +741,7 @@ void launch_grad_threads(const DeltaParams& p, cudaStream_t s, bool beside) {
 template <int VAR, int K, int V, bool REWY>
 void launch_grad(const DeltaParams& p, cudaStream_t s, int warps, bool beside) {
   if constexpr (VAR == kDeltaNet && REWY && K == 128 && V == 128)
-    if (p.dKs) {  // experiment dkstate: ∂K̄'s state term from state_bwd (EXP + 4000)
+    if (p.dKs) {  // Config::dk_state_term: ∂K̄'s state term from state_bwd (EXP + 4000)
       REWY_CHECK(warps == 16, "grad_chunk with ∂K̄'s state term from state_bwd: 16 warps, not {}", warps);
       return launch_grad_threads<VAR, K, V, REWY, 512, kGradExp<VAR, K, V, REWY> + 4000>(p, s, beside);
     }

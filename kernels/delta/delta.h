@@ -190,11 +190,12 @@ struct Config {
   // reads the replay's E), and read by grad_chunk in place of ∂H⁺: no ∂H⁺ snapshots. Auto: where
   // the two state passes would not run side by side anyway (from 128 pairs at V = 128): Recompute
   // backward 1.061x at (8, 2048, 16), 1.059x at (8, 4096, 32); at (4, 4096, 16), where it kept
-  // the passes apart, 0.897x (H200, 2026-12-06, REWY_EXPERIMENTS=dkstate,
-  // docs/measurements/2026-12-06-s58/). On: wherever it applies (state_bwd after the replay). Off:
-  // never (REWY_EXPERIMENTS=nodkstate: Auto as Off). The bf16 twin (round_to_bf16) rounds that term
-  // as the kernels do under On alone (DeltaNet, ReWY, K = V = 128): a test whose device call took
-  // it under Auto (dk_state_backwards()) compares against the On twin.
+  // the passes apart, 0.897x (H200, 2026-12-06, REWY_EXPERIMENTS=dkstate); 1.023-1.029x at both
+  // on an H100 (docs/measurements/2026-12-06-s58/, calls 1 and 2). On: wherever it applies
+  // (state_bwd after the replay). Off: never (REWY_EXPERIMENTS=nodkstate: Auto as Off). The bf16
+  // twin (round_to_bf16) rounds that term as the kernels do under On alone (DeltaNet, ReWY,
+  // K = V = 128): a test whose device call took it under Auto (dk_state_backwards()) compares
+  // against the On twin.
   DkStateTerm dk_state_term = DkStateTerm::Auto;
 };
 

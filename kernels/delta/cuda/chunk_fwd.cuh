@@ -21,8 +21,9 @@ namespace rewy::delta::cuda_impl {
 // ------------------------------------------------------------------------------------------------
 // wy_prep
 
-// wy_prep_kernel's EXP for the fused forward's kernel (said there).
-inline constexpr int kPrepFusedExp = 1;
+// wy_prep_kernel's EXP for the fused forward's kernel (said there), and its four-CTA form
+// (experiment prep4: 𝒯's fp32 tile over q's slot, 44 KB, at most 64 registers).
+inline constexpr int kPrepFusedExp = 1, kPrepFused4Exp = 2;
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -37,7 +38,9 @@ inline constexpr int kLdA = kChunk + 4;
 inline constexpr int kLdAShared = kChunk + 1;
 
 // FUSED: the fused forward's kernel (kPrepFusedExp), which stores P, 𝒯 and 𝒯 Diag(β) alone.
-template <int VAR, int K, int V, bool FUSED = false, int LDA = kLdA>
+// TS_LOW (FUSED, kPrepFused4Exp): the fp32 𝒯 over q's slot beside A over k's (both dead once P and
+// A are formed), so that four CTAs fit an SM.
+template <int VAR, int K, int V, bool FUSED = false, int LDA = kLdA, bool TS_LOW = false>
 struct PrepLayout {
   static constexpr int KP = K + 8, VP = V + 8;
   static constexpr bool kVec = VT<VAR>::vec_gate;
@@ -54,13 +57,15 @@ struct PrepLayout {
   static constexpr size_t bs = KR2 + (kVec ? tile_k : 0);    // bf16 [C][KP] b (GDN2)
   static constexpr size_t ws = bs + (VAR == kGDN2 ? tile_k : 0);  // bf16 [C][VP] w (GDN2)
   static constexpr size_t R2 = ws + (VAR == kGDN2 ? tile_v : 0);  // packed KC; then Tb [C][CP] + Ts f32 [C][C+1]
-  static constexpr size_t Ts = R2 + align16(size_t(kChunk) * kCP * 2);
+  static_assert(!TS_LOW || FUSED, "𝒯 over q: the fused forward's kernel");
+  static constexpr size_t Ts = TS_LOW ? qs : R2 + align16(size_t(kChunk) * kCP * 2);
   static constexpr size_t R2_bytes = cmax(kVec ? align16(size_t(kPackedRows) * KP * 2) : 0,
-                                          align16(size_t(kChunk) * kCP * 2) + align16(size_t(kChunk) * LDA * 4));
+                                          align16(size_t(kChunk) * kCP * 2) + (TS_LOW ? 0 : align16(size_t(kChunk) * LDA * 4)));
   // FUSED: no Y_W, v or Y_U here, and A takes k's and q's slots once P and A are formed.
   static constexpr size_t As = FUSED ? ks : R2 + R2_bytes;  // f32 [C][LDA]
   static constexpr size_t As_bytes = align16(size_t(kChunk) * LDA * 4);
   static_assert(!FUSED || As_bytes <= 2 * tile_k, "A in k's and q's slots");
+  static_assert(!TS_LOW || (As_bytes <= tile_k && align16(size_t(kChunk) * LDA * 4) <= tile_k), "A over k, 𝒯 over q");
   static constexpr size_t Tb = R2;  // P staged (bf16 [C][CP]) before the solve, 𝒯 as bf16 after it
   // Channel gates: A's row operand (bf16 [C][KP]) spans As and what follows until A is formed.
   static constexpr size_t total = FUSED ? R2 + R2_bytes : As + (kVec ? cmax(As_bytes, tile_k) : As_bytes);
@@ -70,6 +75,7 @@ struct PrepLayout {
   // 32-40% slower.
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
   static_assert(!FUSED || 3 * (total + kStaticSmem + 1024) <= 228 * 1024, "the fused forward's wy_prep: three CTAs an SM");
+  static_assert(!TS_LOW || 4 * (total + kStaticSmem + 1024) <= 228 * 1024, "prep4's wy_prep: four CTAs an SM");
 };
 
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]. Blocked: the four 16×16 diagonal
@@ -375,11 +381,12 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
 // it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
-__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : 0)) wy_prep_kernel(const DeltaParams p) {
+__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFused4Exp ? 4 : 0))
+    wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kFusedOnly = EXP == kPrepFusedExp;
+  constexpr bool kFusedOnly = EXP == kPrepFusedExp || EXP == kPrepFused4Exp;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
-  using L = PrepLayout<VAR, K, V, kFusedOnly, LDA>;
+  using L = PrepLayout<VAR, K, V, kFusedOnly, LDA, EXP == kPrepFused4Exp>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);

@@ -243,16 +243,17 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (EXP == kPrepFusedExp ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0,
+          int LDA = (EXP == kPrepFusedExp || EXP == kPrepFused4Exp ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
-  constexpr bool kFused = EXP == kPrepFusedExp;
+  constexpr bool kFused = EXP == kPrepFusedExp || EXP == kPrepFused4Exp, kFour = EXP == kPrepFused4Exp;
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
+                    : (kFour ? "wy_prep_fused4" : kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
             VAR, K, V, NT / 32);
-  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT, PrepLayout<VAR, K, V, kFused, LDA>::total>(
-      name, kPrepPhases, p, s, beside, load_only);
+  launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT,
+                        PrepLayout<VAR, K, V, kFused, LDA, kFour>::total>(name, kPrepPhases, p, s, beside, load_only);
 }
 
 template <int VAR, int K>
@@ -304,9 +305,15 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
+  // REWY_EXPERIMENTS=prep4: that kernel at four CTAs an SM (𝒯 over q's slot, 44 KB; at most 64
+  // registers) at K = 128: more chunks beside each one's solve, a chain on a few warps.
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && !beside && !experiment("prep2", VAR))
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
+      if constexpr (K == 128)
+        if (experiment("prep4", VAR))
+          return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFused4Exp>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
+    }
   // REWY_EXPERIMENTS=ld68sh: the shared and overlapped kernels' A and 𝒯 at kLdA's pitch.
   dispatch_threads(warps, [&](auto nt) {
     constexpr int kNT = decltype(nt)::value;

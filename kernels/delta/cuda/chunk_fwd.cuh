@@ -21,8 +21,9 @@ namespace rewy::delta::cuda_impl {
 // ------------------------------------------------------------------------------------------------
 // wy_prep
 
-// wy_prep_kernel's EXP for the fused forward's kernel (said there), and its four-CTA form
-// (experiment prep4: 𝒯's fp32 tile over q's slot, 44 KB, at most 64 registers).
+// wy_prep_kernel's EXP for the fused forward's kernel (said there), and its four-CTA form at
+// K = 128, the default there (𝒯's fp32 tile over q's slot, 44 KB, at most 64 registers;
+// launch_prep says what it measured).
 inline constexpr int kPrepFusedExp = 1, kPrepFused4Exp = 2;
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
@@ -75,7 +76,7 @@ struct PrepLayout {
   // 32-40% slower.
   static_assert(kVec || 2 * (total + kStaticSmem + 1024) <= 228 * 1024, "wy_prep (scalar gates) no longer fits two CTAs an SM");
   static_assert(!FUSED || 3 * (total + kStaticSmem + 1024) <= 228 * 1024, "the fused forward's wy_prep: three CTAs an SM");
-  static_assert(!TS_LOW || 4 * (total + kStaticSmem + 1024) <= 228 * 1024, "prep4's wy_prep: four CTAs an SM");
+  static_assert(!TS_LOW || 4 * (total + kStaticSmem + 1024) <= 228 * 1024, "the fused forward's wy_prep at K = 128: four CTAs an SM");
 };
 
 // Ts = (I + As)⁻¹ for strictly lower As, both f32 [C][C+1]. Blocked: the four 16×16 diagonal
@@ -379,7 +380,9 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // and q (PrepLayout's FUSED: 60 KB, 79-80 registers, the P,A k-loop without the fragment prefetch,
 // with which it spilled), three CTAs an SM where the shared kernel fits two (110 KB, 112
 // registers): the solve is a chain on a few warps, and a third CTA gives the SM other work beside
-// it. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1 changes.)
+// it. kPrepFused4Exp (2; K = 128): the same with 𝒯 over q's slot too (44 KB), four CTAs an SM at 64
+// registers. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1
+// changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
 __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFused4Exp ? 4 : 0))
     wy_prep_kernel(const DeltaParams p) {

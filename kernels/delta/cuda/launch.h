@@ -27,8 +27,8 @@ namespace rewy::delta::cuda_impl {
 // the default's cut turned off: scan_segment_choice and backward_cut_choice); kseg2p (KDA's and
 // GDN2's few-pair Recompute forward by the two-pass form: scan_segment_choice); nodkstate (no
 // ∂K̄ state term from state_bwd, the default's under Config::dk_state_term Auto: delta_cuda.cu's
-// backward; the path: state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000); prep4 (the fused
-// forward's wy_prep at four CTAs an SM at K = 128, kPrepFused4Exp: launch_prep);
+// backward; the path: state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000); prep3 (the fused
+// forward's wy_prep at three CTAs an SM at K = 128, not the default's four: launch_prep);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -305,12 +305,17 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // pass (32 pairs) 0.984x / 0.986x at (1, 32768, 32), where its 60 KB CTAs fit beside the pass's
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
-  // REWY_EXPERIMENTS=prep4: that kernel at four CTAs an SM (𝒯 over q's slot, 44 KB; at most 64
-  // registers) at K = 128: more chunks beside each one's solve, a chain on a few warps.
+  // At K = 128 that kernel runs at four CTAs an SM (kPrepFused4Exp: 𝒯's fp32 tile over q's slot,
+  // 44 KB; 64 registers, DeltaNet's 8 bytes spilled): more chunks beside each one's solve, a chain
+  // on a few warps. wy_prep 104.2 -> 98.4 us at (8, 2048, 16), 395.2 -> 373.6 at (8, 4096, 32)
+  // (DeltaNet), 111.5 -> 103.3 and 426.3 -> 399.1 (GDN); Recompute forward 1.021-1.027x DeltaNet
+  // where it applies (shapes 0, 1, 4), 1.020-1.041x GDN at all six (the decay cut runs wy_prep
+  // alone) (H100, 2026-12-06, experiment prep4, docs/measurements/2026-12-06-s59/call3/).
+  // REWY_EXPERIMENTS=prep3 times the three-CTA kernel.
   if constexpr (fuses_wu(VAR))
     if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
       if constexpr (K == 128)
-        if (experiment("prep4", VAR))
+        if (!experiment("prep3", VAR))
           return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFused4Exp>(p, s, beside, load_only);
       return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFusedExp>(p, s, beside, load_only);
     }

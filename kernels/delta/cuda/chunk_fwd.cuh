@@ -66,7 +66,7 @@ struct PrepLayout {
   static constexpr size_t As = FUSED ? ks : R2 + R2_bytes;  // f32 [C][LDA]
   static constexpr size_t As_bytes = align16(size_t(kChunk) * LDA * 4);
   static_assert(!FUSED || As_bytes <= 2 * tile_k, "A in k's and q's slots");
-  static_assert(!TS_LOW || (As_bytes <= tile_k && align16(size_t(kChunk) * LDA * 4) <= tile_k), "A over k, 𝒯 over q");
+  static_assert(!TS_LOW || As_bytes <= tile_k, "A over k, 𝒯 (as large) over q");
   static constexpr size_t Tb = R2;  // P staged (bf16 [C][CP]) before the solve, 𝒯 as bf16 after it
   // Channel gates: A's row operand (bf16 [C][KP]) spans As and what follows until A is formed.
   static constexpr size_t total = FUSED ? R2 + R2_bytes : As + (kVec ? cmax(As_bytes, tile_k) : As_bytes);

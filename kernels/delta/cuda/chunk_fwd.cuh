@@ -25,6 +25,7 @@ namespace rewy::delta::cuda_impl {
 // K = 128, the default there (𝒯's fp32 tile over q's slot, 44 KB, at most 64 registers;
 // launch_prep says what it measured).
 inline constexpr int kPrepFusedExp = 1, kPrepFused4Exp = 2;
+constexpr bool prep_fused_only(int exp) { return exp == kPrepFusedExp || exp == kPrepFused4Exp; }
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -387,7 +388,7 @@ template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int 
 __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFused4Exp ? 4 : 0))
     wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kFusedOnly = EXP == kPrepFusedExp || EXP == kPrepFused4Exp;
+  constexpr bool kFusedOnly = prep_fused_only(EXP);
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
   using L = PrepLayout<VAR, K, V, kFusedOnly, LDA, EXP == kPrepFused4Exp>;
   constexpr int KP = L::KP, VP = L::VP;

@@ -243,10 +243,9 @@ void launch_sequential(const std::string& name, const char* const (&labels)[N], 
 }
 
 // LDA: kLdA for the fused kernel, kLdAShared for the others (kLdA says why).
-template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0,
-          int LDA = (EXP == kPrepFusedExp || EXP == kPrepFused4Exp ? kLdA : kLdAShared)>
+template <int VAR, int K, int V, int NT, bool OVERLAP, int EXP = 0, int LDA = (prep_fused_only(EXP) ? kLdA : kLdAShared)>
 void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool load_only) {
-  constexpr bool kFused = EXP == kPrepFusedExp || EXP == kPrepFused4Exp, kFour = EXP == kPrepFused4Exp;
+  constexpr bool kFused = prep_fused_only(EXP), kFour = EXP == kPrepFused4Exp;
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")

@@ -333,6 +333,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     const float* const gam = reinterpret_cast<const float*>(sm + L::gam);
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + L::span);
     const int64_t baseV = (int64_t(sp.tok0) * p.H + h) * V + v0;
+    // TBW with p.beta_rows: X's rows by β (W's slot holds 𝒯), loaded well ahead of X's product.
+    const float2 row_betas = TBW && forms_dE ? frag_row_betas(p, sp.tok0, sp.len, h) : make_float2(1.f, 1.f);
     phase_mark(p.phase_cycles, 0);
 
     if (holds_state) {  // ∂H⁺ᵀ for this chunk's products, and its bf16 snapshot
@@ -397,9 +399,11 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       if constexpr (TBW) {  // Xᵀ over ∂H⁺ᵀ (DKS: over −∂Eᵀ), X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E)
         warpgroup_sync(2);  // this warpgroup's −∂Eᵀ; its ∂E products (∂H⁺ᵀ's last readers) are done
         wg::gemm<BV, kChunk, Major::MN, Major::K>(accE, bf(L::W), Et, false);  // (awaits Q̂ᵀ∂O too)
-        if constexpr (kKraw) {
+        if (kKraw || p.beta_rows) {  // rows by Γ (GDN) and β (p.beta_rows; r & 8: the fragment's second row)
           const float* const grows = reinterpret_cast<const float*>(sm + L::grows);
-          wg::frag_for_each<BV>(accE, [&](int r, int, float& x) { x *= grows[r]; });
+          wg::frag_for_each<BV>(accE, [&](int r, int, float& x) {
+            x *= (kKraw ? grows[r] : 1.f) * ((r & 8) ? row_betas.y : row_betas.x);
+          });
         }
         if constexpr (DKS) warpgroup_sync(2);  // every warp's part of X's product has read −∂Eᵀ
         wg::store_transposed<BV>(accE, DKS ? Et : Dt, 0);

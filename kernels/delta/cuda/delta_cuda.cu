@@ -564,18 +564,26 @@ Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const St
 // at (8, 2048, 16); the same values wy_replay would form, so that the backward runs no wy_replay:
 // 1.010x GDN, 1.004x DeltaNet, forward unchanged; experiment keepgates,
 // docs/measurements/2026-12-04-s43/call1/). Every other tensor of sv is dropped.
-void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows) {
+// tbeta_rows: Tbeta is 𝒯 (experiment tbrows: the forward wrote no 𝒯 Diag(β)).
+void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows, bool tbeta_rows = false) {
   Saved kept;
   kept.policy = sv.policy;
   kept.Tinv = sv.Tinv;
   kept.P = sv.P;
   if (Tbeta.defined()) {
     kept.Tbeta = Tbeta;
+    kept.tbeta_is_tinv = tbeta_rows;
     kept.gexp = sv.gexp;
     kept.gate_rows = gate_rows;
   }
   sv = kept;
 }
+
+// REWY_EXPERIMENTS=tbrows (DeltaNet, GDN, KDA): the fused forward's wy_prep writes 𝒯 alone, no
+// 𝒯 Diag(β) (8 KB a chunk of its 56 at K = 128), and the passes that read 𝒯 Diag(β) read 𝒯 and
+// take β on the rows they scale (DeltaParams::beta_rows): the forward's and the replay's E, and
+// state_bwd's X. The Recompute backward then keeps 𝒯 alone (Saved::tbeta_is_tinv).
+bool beta_on_rows(int var) { return experiment("tbrows", var); }
 
 }  // namespace
 
@@ -725,9 +733,12 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   bind_intermediates(p, sv);
   p.o = ptr<bf16_t>(r.o);
   p.error_flag = error_words(dev.index).device;
-  // (GDN2's pass reads 𝒯 in 𝒯 Diag(β)'s place: its β is in Y_W and Y_U.)
-  const Tensor Tbeta = gdn2 ? Tensor() : Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
-  p.Tbeta = gdn2 ? p.Tinv : ptr<bf16_t>(Tbeta);
+  // (GDN2's pass reads 𝒯 in 𝒯 Diag(β)'s place: its β is in Y_W and Y_U. tbrows: so do the
+  // others', which take β on the rows.)
+  const bool tb_rows = !gdn2 && beta_on_rows(var);
+  const Tensor Tbeta = gdn2 || tb_rows ? Tensor() : Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
+  p.Tbeta = gdn2 || tb_rows ? p.Tinv : ptr<bf16_t>(Tbeta);
+  p.beta_rows = tb_rows;
   Tensor gate_rows;
   if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
 
@@ -758,7 +769,8 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
-  keep_recompute_set(sv, kda || gdn2 ? Tensor() : Tbeta, gate_rows);  // (their replay does not read 𝒯 Diag(β))
+  // (Their replay does not read 𝒯 Diag(β). tbrows: DeltaNet's and GDN's reads 𝒯 in its place.)
+  keep_recompute_set(sv, kda || gdn2 ? Tensor() : tb_rows ? sv.Tinv : Tbeta, gate_rows, tb_rows);
   return r;
 }
 
@@ -853,8 +865,14 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   Tensor Tbeta, gate_rows;
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
+  // tbrows: no 𝒯 Diag(β) at all; the passes read 𝒯 and take β on the rows, the backward's too.
+  const bool tb_rows = (fused || keep_for_replay) && cfg.variant != Variant::GDN2 && beta_on_rows(var);
   if (kfuse && cfg.variant == Variant::GDN2) {
     p.Tbeta = p.Tinv;
+  } else if (tb_rows) {
+    if (fused) p.Tbeta = p.Tinv;  // (the unfused forward's wy_prep then writes nothing for the replay)
+    p.beta_rows = fused;
+    Tbeta = sv.Tinv;
   } else if (fused || keep_for_replay) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
     (fused ? p.Tbeta : p.Tbeta_kept) = ptr<bf16_t>(Tbeta);
@@ -914,7 +932,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   // (𝒯 Diag(β) kept only for DeltaNet and GDN, whose replay reads it: KDA's fused form's goes.)
-  if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows);
+  if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows, tb_rows);
   return r;
 }
 
@@ -1052,6 +1070,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);
+  p.beta_rows = li.tbeta_saved && sv.tbeta_is_tinv;  // (the forward's 𝒯: β on the rows)
 
   Grads gr;
   gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);

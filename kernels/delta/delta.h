@@ -248,11 +248,11 @@ struct Saved {
   // CUDA, Recompute: 𝒯 Diag(β), [B, T, H, C], where the forward's state pass formed E from it
   // (DeltaNet and GDN at V-slices of 64 and 128), or its unfused wy_prep kept it for a fused
   // replay (slices of 16 and 32); with e^γ and GDN's row gates, so that the backward runs no
-  // wy_replay. One C-wide tensor more than 𝒯 and P; none where tbeta_is_tinv.
+  // wy_replay. One C-wide tensor more than 𝒯 and P; 𝒯 itself where row_betas is defined.
   Tensor Tbeta;
-  // Tbeta is 𝒯 itself (REWY_EXPERIMENTS=tbrows): the forward wrote no 𝒯 Diag(β), and the backward's
-  // passes take β on the rows (DeltaParams::beta_rows).
-  bool tbeta_is_tinv = false;
+  // β of each chunk's rows, [num_chunks, H, C] f32, where Tbeta is 𝒯 itself (REWY_EXPERIMENTS=tbrows):
+  // the forward wrote no 𝒯 Diag(β), and the backward's passes take β on the rows.
+  Tensor row_betas;
 };
 
 // CUDA: the forward's checks of g's values (g <= 0; gate spans the kernels support) run in its

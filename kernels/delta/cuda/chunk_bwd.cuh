@@ -160,7 +160,8 @@ struct WgBwdShape {
   static constexpr size_t Ep = dO + size_t(kChunk) * BV * 2;                             // DKS: bf16 [C][V]
   static constexpr size_t tiles = Ep + (DKS ? size_t(kChunk) * BV * 2 : 0);              // a stage's tiles
   static constexpr size_t gam = 0, graw = gam + K * 4, grows = graw + (KRAW ? kChunk * 4 : 0);  // e^γ, g,
-  static constexpr size_t span = grows + (TBW && KRAW ? kChunk * 4 : 0);  // e^{G_i} (TBW, GDN), span
+  static constexpr size_t rbeta = grows + (TBW && KRAW ? kChunk * 4 : 0);  // e^{G_i} (TBW, GDN), then
+  static constexpr size_t span = rbeta + (TBW ? kChunk * 4 : 0);         // β of the rows (TBW), span
   static constexpr size_t small = span + 16;
   static constexpr size_t Dt = NS * tiles;                             // ∂H⁺ᵀ bf16 [BV][K]
   static constexpr size_t Et = Dt + size_t(BV) * K * 2;                // −∂Eᵀ bf16 [BV][C]
@@ -265,6 +266,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     if constexpr (TBW) {  // 𝒯 Diag(β) in W's slot, and GDN's e^{G_i}
       async_tile_sw128<kChunk, kChunk>(bf(L::W), p.Tbeta + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
       if constexpr (kKraw) async_tile<1, kChunk * 4>(sm + L::grows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+      if (p.row_betas) async_tile<1, kChunk * 4>(sm + L::rbeta, 0, p.row_betas + (int64_t(c) * p.H + h) * kChunk, 0, 1);
     } else {
       async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     }
@@ -333,8 +335,6 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     const float* const gam = reinterpret_cast<const float*>(sm + L::gam);
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + L::span);
     const int64_t baseV = (int64_t(sp.tok0) * p.H + h) * V + v0;
-    // TBW with p.beta_rows: X's rows by β (W's slot holds 𝒯), loaded well ahead of X's product.
-    const float2 row_betas = TBW && forms_dE ? frag_row_betas(p, sp.tok0, sp.len, h) : make_float2(1.f, 1.f);
     phase_mark(p.phase_cycles, 0);
 
     if (holds_state) {  // ∂H⁺ᵀ for this chunk's products, and its bf16 snapshot
@@ -399,11 +399,10 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
       if constexpr (TBW) {  // Xᵀ over ∂H⁺ᵀ (DKS: over −∂Eᵀ), X = Diag(Γ) (𝒯 Diag(β))ᵀ (−∂E)
         warpgroup_sync(2);  // this warpgroup's −∂Eᵀ; its ∂E products (∂H⁺ᵀ's last readers) are done
         wg::gemm<BV, kChunk, Major::MN, Major::K>(accE, bf(L::W), Et, false);  // (awaits Q̂ᵀ∂O too)
-        if (kKraw || p.beta_rows) {  // rows by Γ (GDN) and β (p.beta_rows; r & 8: the fragment's second row)
+        if (kKraw || p.row_betas) {  // rows by Γ (GDN) and β (p.row_betas: W's slot holds 𝒯)
           const float* const grows = reinterpret_cast<const float*>(sm + L::grows);
-          wg::frag_for_each<BV>(accE, [&](int r, int, float& x) {
-            x *= (kKraw ? grows[r] : 1.f) * ((r & 8) ? row_betas.y : row_betas.x);
-          });
+          const float* const rb = reinterpret_cast<const float*>(sm + L::rbeta);
+          wg::frag_for_each<BV>(accE, [&](int r, int, float& x) { x *= (kKraw ? grows[r] : 1.f) * (p.row_betas ? rb[r] : 1.f); });
         }
         if constexpr (DKS) warpgroup_sync(2);  // every warp's part of X's product has read −∂Eᵀ
         wg::store_transposed<BV>(accE, DKS ? Et : Dt, 0);

@@ -482,8 +482,9 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
   store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
-  // (p.beta_rows: none; the passes read 𝒯 and take β on the rows.)
-  bf16_t* const tbeta_out = p.beta_rows ? nullptr : fused ? p.Tbeta : p.Tbeta_kept;
+  // (p.row_betas: none, β of the rows instead; the passes read 𝒯 and take β on the rows.)
+  bf16_t* const tbeta_out = p.row_betas ? nullptr : fused ? p.Tbeta : p.Tbeta_kept;
+  if (p.row_betas && threadIdx.x < kChunk) p.row_betas[(int64_t(at.c) * p.H + at.h) * kChunk + threadIdx.x] = betas[threadIdx.x];
   auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
     store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
@@ -718,8 +719,9 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
     for_each_row_octet<kChunk, kChunk, NT>([&](int r, int c0) {
       float t[8];
       store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);  // (GDN2's pass reads this 𝒯)
-      if (VT<VAR>::has_beta && !p.beta_rows && r < at.len) store_tbeta8(t, betas, p.Tbeta, at, r, c0);
+      if (VT<VAR>::has_beta && !p.row_betas && r < at.len) store_tbeta8(t, betas, p.Tbeta, at, r, c0);
     });
+    if (p.row_betas && threadIdx.x < kChunk) p.row_betas[(int64_t(at.c) * p.H + at.h) * kChunk + threadIdx.x] = betas[threadIdx.x];
     if constexpr (VAR == kGDN2) {
       __syncthreads();  // Y_U complete
       store_tile_rows<kChunk, V, NT>(p.U + at.baseV, at.strideV, YU, VP, at.len);
@@ -1101,7 +1103,8 @@ struct WgStateStage {
   static constexpr size_t Kt = U + (FUSED ? size_t(kChunk) * BV * 2 : align16(size_t(kChunk) * BVP * 2));  // KT: [C][K]
   static constexpr size_t gam = Kt + (KT ? tile_k : 0);                      // e^γ f32 [K]
   static constexpr size_t rows = gam + K * 4;                                  // GATE: f32 [2][C]
-  static constexpr size_t span = rows + (GATE ? kChunk * 2 * 4 : 0);           // ChunkSpan
+  static constexpr size_t rbeta = rows + (GATE ? kChunk * 2 * 4 : 0);          // FUSED: β of the rows f32 [C]
+  static constexpr size_t span = rbeta + (FUSED ? kChunk * 4 : 0);             // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
   static_assert(!FUSED || BV % 64 == 0, "the fused stage takes whole panels of v");
   static_assert(!KT || (FUSED && !GATE), "K ⊙ Γ: the fused stage of channel gates");
@@ -1133,6 +1136,8 @@ struct WgStateStage {
       async_tile<kChunk, BV * 2>(st + U, BVP * 2, p.U + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V * 2, len);
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (GATE) async_tile<1, kChunk * 2 * 4>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+    if constexpr (FUSED)
+      if (p.row_betas) async_tile<1, kChunk * 4>(st + rbeta, 0, p.row_betas + (int64_t(c) * p.H + h) * kChunk, 0, 1);
   }
 
   // The tiles every V-slice reads (W, K̄; OUTPUT: Q̂, P), 64-channel boxes of 64 tokens, split
@@ -1253,20 +1258,6 @@ struct WgStateBlock {
     if (holds_state && dst) wg::frag_for_each<BV>(acc, [&](int r, int cc, float& x) { dst[at + int64_t(r) * V + cc] = x; });
   }
 };
-
-// β of this thread's two fragment rows (wg::frag_row(), + 8) of the chunk at tok0, 0 past its len,
-// where p.beta_rows (1 elsewhere): the fused passes' row scale with 𝒯 in 𝒯 Diag(β)'s place, loaded
-// at a step's start, well ahead of the product it scales.
-__device__ __forceinline__ float2 frag_row_betas(const DeltaParams& p, int tok0, int len, int h) {
-  float2 b = make_float2(1.f, 1.f);
-  if (p.beta_rows) {
-    const int r = wg::frag_row();
-    const bf16_t* const at = p.beta + int64_t(tok0) * p.H + h;
-    b.x = r < len ? bf2f(at[int64_t(r) * p.H]) : 0.f;
-    b.y = r + 8 < len ? bf2f(at[int64_t(r + 8) * p.H]) : 0.f;
-  }
-  return b;
-}
 
 // The dynamic shared memory's base rounded up to 1024 bytes (swizzled tiles; the layouts reserve
 // the 1 KB).
@@ -1499,7 +1490,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     const float* const gam = reinterpret_cast<const float*>(st + S::gam);
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
     const int tok0 = sp.tok0, len = sp.len;
-    const float2 row_betas = kFused ? frag_row_betas(p, tok0, len, h) : make_float2(1.f, 1.f);  // (p.beta_rows: D's rows)
     const int64_t baseV = (int64_t(tok0) * p.H + h) * V + v0;
     const float* const row_gates = reinterpret_cast<const float*>(st + S::rows);  // GATE: e^{G_i}, then e^{γ−G_i}
     // GATE: K̄ᵀE = Kᵀ (e^{γ−G} ⊙ E), (e^{γ−G} ⊙ E)ᵀ where the state update reads it: its own tile
@@ -1533,11 +1523,13 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       bf16_t* const Dt = reinterpret_cast<bf16_t*>(smem + L::Dt);  // (V − Γ ⊙ K H)ᵀ [BV][C]
       constexpr int BH = BV / 2;  // E's columns [wgi BH, + BH) = 𝒯 Diag(β) D on warpgroup wgi
       // D's columns [col0, + N) from a's K H there: D = V − Γ ⊙ K H (GATE: Γ = e^G of the rows,
-      // raw k; else K̄ = K, Γ = 1), transposed into Dt. p.beta_rows: Diag(β) D, W's slot holding 𝒯.
+      // raw k; else K̄ = K, Γ = 1), transposed into Dt. p.row_betas: Diag(β) D, W's slot holding 𝒯.
       auto form_d = [&](auto& a, int col0) {
         constexpr int N = 2 * int(std::extent_v<std::remove_reference_t<decltype(a)>>);
         const int r0 = wg::frag_row(), q = threadIdx.x & 3;
         const float g_lo = kGate ? row_gates[r0] : 1.f, g_hi = kGate ? row_gates[r0 + 8] : 1.f;
+        const float* const rb = reinterpret_cast<const float*>(st + S::rbeta);
+        const float b_lo = p.row_betas ? rb[r0] : 1.f, b_hi = p.row_betas ? rb[r0 + 8] : 1.f;
 #pragma unroll
         for (int j = 0; j < N / 8; ++j)
 #pragma unroll
@@ -1545,7 +1537,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
             const int r = r0 + 8 * hh, cc = col0 + 8 * j + 2 * q;
             float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(Us + wg::tile_offset<kChunk>(r, cc)));
             if constexpr (MAP || PLANES) vf = blockIdx.z == 1 ? make_float2(0.f, 0.f) : vf;  // Φ: v as 0
-            const float g = hh ? g_hi : g_lo, b = hh ? row_betas.y : row_betas.x;
+            const float g = hh ? g_hi : g_lo, b = hh ? b_hi : b_lo;
             a[4 * j + 2 * hh] = b * (vf.x - g * a[4 * j + 2 * hh]);
             a[4 * j + 2 * hh + 1] = b * (vf.y - g * a[4 * j + 2 * hh + 1]);
           }

@@ -564,26 +564,32 @@ Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const St
 // at (8, 2048, 16); the same values wy_replay would form, so that the backward runs no wy_replay:
 // 1.010x GDN, 1.004x DeltaNet, forward unchanged; experiment keepgates,
 // docs/measurements/2026-12-04-s43/call1/). Every other tensor of sv is dropped.
-// tbeta_rows: Tbeta is 𝒯 (experiment tbrows: the forward wrote no 𝒯 Diag(β)).
-void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows, bool tbeta_rows = false) {
+// row_betas: defined where Tbeta is 𝒯 (experiment tbrows: the forward wrote no 𝒯 Diag(β)).
+void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows, const Tensor& row_betas = Tensor()) {
   Saved kept;
   kept.policy = sv.policy;
   kept.Tinv = sv.Tinv;
   kept.P = sv.P;
   if (Tbeta.defined()) {
     kept.Tbeta = Tbeta;
-    kept.tbeta_is_tinv = tbeta_rows;
+    kept.row_betas = row_betas;
     kept.gexp = sv.gexp;
     kept.gate_rows = gate_rows;
   }
   sv = kept;
 }
 
-// REWY_EXPERIMENTS=tbrows (DeltaNet, GDN, KDA): the fused forward's wy_prep writes 𝒯 alone, no
-// 𝒯 Diag(β) (8 KB a chunk of its 56 at K = 128), and the passes that read 𝒯 Diag(β) read 𝒯 and
-// take β on the rows they scale (DeltaParams::beta_rows): the forward's and the replay's E, and
-// state_bwd's X. The Recompute backward then keeps 𝒯 alone (Saved::tbeta_is_tinv).
+// REWY_EXPERIMENTS=tbrows (DeltaNet, GDN, KDA): the fused forward's wy_prep writes 𝒯 and β of the
+// rows (256 bytes a chunk), no 𝒯 Diag(β) (8 KB of its 56 at K = 128), and the passes that read
+// 𝒯 Diag(β) read 𝒯 and take β on the rows they scale, staged with their tiles
+// (DeltaParams::row_betas): the forward's and the replay's E, and state_bwd's X. The Recompute
+// backward then keeps 𝒯 and the rows' β (Saved::row_betas).
 bool beta_on_rows(int var) { return experiment("tbrows", var); }
+Tensor bind_row_betas(DeltaParams& p, const ChunkTable& ct, int64_t H, Device dev, const Stream& s) {
+  Tensor t = Tensor::empty({std::max(ct.num_chunks, 1), H, kChunk}, DType::F32, dev, &s);
+  p.row_betas = ptr<float>(t);
+  return t;
+}
 
 }  // namespace
 
@@ -738,7 +744,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   const bool tb_rows = !gdn2 && beta_on_rows(var);
   const Tensor Tbeta = gdn2 || tb_rows ? Tensor() : Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   p.Tbeta = gdn2 || tb_rows ? p.Tinv : ptr<bf16_t>(Tbeta);
-  p.beta_rows = tb_rows;
+  const Tensor row_betas = tb_rows ? bind_row_betas(p, ct, d.H, dev, s) : Tensor();
   Tensor gate_rows;
   if (row_gates) gate_rows = bind_gate_rows(p, ct, d.H, dev, s);
 
@@ -770,7 +776,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   // (Their replay does not read 𝒯 Diag(β). tbrows: DeltaNet's and GDN's reads 𝒯 in its place.)
-  keep_recompute_set(sv, kda || gdn2 ? Tensor() : tb_rows ? sv.Tinv : Tbeta, gate_rows, tb_rows);
+  keep_recompute_set(sv, kda || gdn2 ? Tensor() : tb_rows ? sv.Tinv : Tbeta, gate_rows, kda ? Tensor() : row_betas);
   return r;
 }
 
@@ -862,7 +868,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // the fused forward does, so that the backward runs no wy_replay. At (1, 16384, 16) (slices of
   // 32, the replay's 64) wy_replay_tb took 29.5 / 32.6 us and the backward after a forward that
   // kept them was 1.028x DeltaNet's and GDN's (H200, 2026-12-04, docs/measurements/2026-12-04-s43/call4/).
-  Tensor Tbeta, gate_rows;
+  Tensor Tbeta, gate_rows, row_betas;
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
   // tbrows: no 𝒯 Diag(β) at all; the passes read 𝒯 and take β on the rows, the backward's too.
@@ -870,8 +876,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   if (kfuse && cfg.variant == Variant::GDN2) {
     p.Tbeta = p.Tinv;
   } else if (tb_rows) {
-    if (fused) p.Tbeta = p.Tinv;  // (the unfused forward's wy_prep then writes nothing for the replay)
-    p.beta_rows = fused;
+    if (fused) p.Tbeta = p.Tinv;  // (the unfused forward's wy_prep writes the rows' β alone for the replay)
+    row_betas = bind_row_betas(p, ct, d.H, dev, s);
     Tbeta = sv.Tinv;
   } else if (fused || keep_for_replay) {
     Tbeta = Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
@@ -932,7 +938,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   // (𝒯 Diag(β) kept only for DeltaNet and GDN, whose replay reads it: KDA's fused form's goes.)
-  if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows, tb_rows);
+  if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows, fuses_wu(var) ? row_betas : Tensor());
   return r;
 }
 
@@ -1070,7 +1076,7 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);
-  p.beta_rows = li.tbeta_saved && sv.tbeta_is_tinv;  // (the forward's 𝒯: β on the rows)
+  if (li.tbeta_saved && sv.row_betas.defined()) p.row_betas = ptr<float>(sv.row_betas);  // (the forward's 𝒯: β on the rows)
 
   Grads gr;
   gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);

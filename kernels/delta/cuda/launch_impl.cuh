@@ -338,7 +338,7 @@ void launch_wy_replay_threads(const DeltaParams& p, cudaStream_t s) {
   // p.W null too (replay_no_w): 𝒯 Diag(β) alone (state_bwd forms Wᵀ∂E from it and k).
   REWY_CHECK(p.W != nullptr || (replay_without_u(VAR, K, V) && p.Tbeta != nullptr && (VAR != kGDN || p.Qg == nullptr)),
              "wy_replay without W: only DeltaNet's and GDN's fused replay (GDN's without Q̂)");
-  REWY_CHECK(!p.beta_rows, "wy_replay writes 𝒯 Diag(β): p.Tbeta at 𝒯 (beta_rows) is the forward's, kept");
+  REWY_CHECK(!p.row_betas, "wy_replay writes 𝒯 Diag(β): p.Tbeta at 𝒯 (row_betas set) is the forward's, kept");
   dispatch_flag<replay_without_u(VAR, K, V)>(p.Tbeta != nullptr, [&](auto tbeta) {
     constexpr bool kTbeta = decltype(tbeta)::value;
     dispatch_flag<VAR == kGDN>(p.Qg == nullptr, [&](auto no_q) {
@@ -843,8 +843,8 @@ void launch_segmented_forward_impl(const DeltaParams& p, const LaunchInfo& li, c
       // KDA's and GDN2's fused form by the two-pass form: wy_prep_split writing K ⊙ Γ and 𝒯 Diag(β)
       // (KDA), or Y_W and Y_U with p.Tbeta at 𝒯 (GDN2), the plane pass (KFUSE), the scan, the
       // correction.
-      const bool operands = VAR == kKDA ? p.W && !p.U && (p.Tbeta != p.Tinv) != p.beta_rows  // (beta_rows: at 𝒯)
-                                        : p.W && p.U && p.Tbeta == p.Tinv && !p.beta_rows;
+      const bool operands = VAR == kKDA ? p.W && !p.U && (p.Tbeta != p.Tinv) == !p.row_betas  // (row_betas: at 𝒯)
+                                        : p.W && p.U && p.Tbeta == p.Tinv && !p.row_betas;
       REWY_CHECK(p.Tbeta && operands && !p.prep_done && li.prep_split && p.seg_y && p.seg_seq && sc.first_exact &&
                      !sc.h0 && !p.seg_plan && !fallback,
                  "{}'s segment scan: the fused form's wy_prep_split and the two-pass form", variant_name(VAR));

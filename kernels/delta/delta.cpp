@@ -325,6 +325,14 @@ int64_t dk_state_backwards() {
 #endif
 }
 
+int64_t row_beta_backwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::row_beta_backwards();
+#else
+  return 0;
+#endif
+}
+
 int64_t decay_cut_backwards() {
 #if REWY_WITH_CUDA
   return cuda_impl::decay_cut_backwards();

@@ -250,7 +250,7 @@ struct Saved {
   // replay (slices of 16 and 32); with e^γ and GDN's row gates, so that the backward runs no
   // wy_replay. One C-wide tensor more than 𝒯 and P; 𝒯 itself where row_betas is defined.
   Tensor Tbeta;
-  // β of each chunk's rows, [num_chunks, H, C] f32, where Tbeta is 𝒯 itself (REWY_EXPERIMENTS=tbrows):
+  // β of each chunk's rows, [num_chunks, H, C] f32, where Tbeta is 𝒯 itself (β on the rows, the default but for DeltaNet at up to 32 pairs):
   // the forward wrote no 𝒯 Diag(β), and the backward's passes take β on the rows.
   Tensor row_betas;
 };
@@ -329,5 +329,8 @@ int decay_cut_backward_fell_back();
 // CUDA: how many backwards this process has run with ∂K̄'s state term from state_bwd
 // (Config::dk_state_term); 0 without CUDA.
 int64_t dk_state_backwards();
+// CUDA: how many backwards this process has run on the forward's 𝒯 with β on the rows (no
+// 𝒯 Diag(β) kept: Saved::row_betas); 0 without CUDA.
+int64_t row_beta_backwards();
 
 }  // namespace rewy::delta

@@ -125,7 +125,7 @@ struct DeltaParams {
   // [num_chunks][H][2][C], from wy_prep or wy_replay.
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
-  // Set (DeltaNet, GDN, KDA; experiment tbrows): Tbeta points at 𝒯 itself, and wy_prep writes β of
+  // Set (DeltaNet, GDN, KDA; beta_on_rows in delta_cuda.cu): Tbeta points at 𝒯 itself, and wy_prep writes β of
   // each chunk's rows here (0 past its end) instead of 𝒯 Diag(β); the passes that read Tbeta stage
   // them and take β on the rows: E = 𝒯 (Diag(β) D) in state_fwd's fused step, X = Diag(Γ β) 𝒯ᵀ (−∂E)
   // in state_bwd's TBW. [num_chunks][H][C]. (Null with GDN2's Tbeta at 𝒯: it has no β.)

@@ -375,6 +375,7 @@ LastCut& last_cut(bool backward) {
 }
 std::atomic<int64_t> g_decay_cut_backwards{0};
 std::atomic<int64_t> g_dk_state_backwards{0};
+std::atomic<int64_t> g_row_beta_backwards{0};
 // 1 where the word of `cut` is set (its fallback ran), 0 where not, -1 where none is recorded.
 int fell_back(const LastCut& cut) {
   std::lock_guard<std::mutex> g(g_last_cut_mutex);
@@ -564,7 +565,7 @@ Tensor segment_index(const std::vector<int64_t>& seg_first, Device dev, const St
 // at (8, 2048, 16); the same values wy_replay would form, so that the backward runs no wy_replay:
 // 1.010x GDN, 1.004x DeltaNet, forward unchanged; experiment keepgates,
 // docs/measurements/2026-12-04-s43/call1/). Every other tensor of sv is dropped.
-// row_betas: defined where Tbeta is 𝒯 (experiment tbrows: the forward wrote no 𝒯 Diag(β)).
+// row_betas: defined where Tbeta is 𝒯 (beta_on_rows: the forward wrote no 𝒯 Diag(β)).
 void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows, const Tensor& row_betas = Tensor()) {
   Saved kept;
   kept.policy = sv.policy;
@@ -579,12 +580,21 @@ void keep_recompute_set(Saved& sv, const Tensor& Tbeta, const Tensor& gate_rows,
   sv = kept;
 }
 
-// REWY_EXPERIMENTS=tbrows (DeltaNet, GDN, KDA): the fused forward's wy_prep writes 𝒯 and β of the
-// rows (256 bytes a chunk), no 𝒯 Diag(β) (8 KB of its 56 at K = 128), and the passes that read
-// 𝒯 Diag(β) read 𝒯 and take β on the rows they scale, staged with their tiles
-// (DeltaParams::row_betas): the forward's and the replay's E, and state_bwd's X. The Recompute
-// backward then keeps 𝒯 and the rows' β (Saved::row_betas).
-bool beta_on_rows(int var) { return experiment("tbrows", var); }
+// β on the rows (DeltaNet, GDN, KDA): the fused forward's wy_prep writes 𝒯 and β of the rows (256
+// bytes a chunk), no 𝒯 Diag(β) (8 KB of its 56 at K = 128), and the passes that read 𝒯 Diag(β)
+// read 𝒯 and take β on the rows they scale, staged with their tiles (DeltaParams::row_betas): the
+// forward's and the replay's E, and state_bwd's X. The Recompute backward then keeps 𝒯 and the
+// rows' β (Saved::row_betas), one [B, T, H, C] bf16 tensor less. wy_prep alone 96.8 -> 88.2 µs
+// (DeltaNet, (8, 2048, 16)), 366.6 -> 322.8 (DeltaNet, (8, 4096, 32)), GDN 102.1 -> 94.0 and
+// 389.2 -> 345.6, KDA's wy_prep_split 273.1 -> 263.4 and 1063.8 -> 1028.0, the passes unchanged;
+// Recompute forward 1.05 / 1.03 / 1.06x DeltaNet at shapes 0, 1, 4, GDN 1.02-1.06x at all six, KDA
+// 1.02-1.03x at shapes 0, 1, 4, the backward within 0.995-1.007x there (H100, 2026-12-06, experiment
+// tbrows, docs/measurements/2026-12-06-s60/call3/). Not DeltaNet's at up to 32 pairs: there its
+// backward's passes are chains, on which X's new row scaling sits (backward 0.97-0.99x at shapes 2,
+// 3, 5), and its forward gained 0.98-1.02x. (Each β loaded from p.beta at a step's start instead
+// waited behind the pass's tile stream: forward 0.74x, call2/ there.) REWY_EXPERIMENTS=notbrows:
+// 𝒯 Diag(β) as before.
+bool beta_on_rows(int var, int64_t pairs) { return !experiment("notbrows", var) && (var != kDeltaNet || pairs > 32); }
 Tensor bind_row_betas(DeltaParams& p, const ChunkTable& ct, int64_t H, Device dev, const Stream& s) {
   Tensor t = Tensor::empty({std::max(ct.num_chunks, 1), H, kChunk}, DType::F32, dev, &s);
   p.row_betas = ptr<float>(t);
@@ -739,9 +749,9 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   bind_intermediates(p, sv);
   p.o = ptr<bf16_t>(r.o);
   p.error_flag = error_words(dev.index).device;
-  // (GDN2's pass reads 𝒯 in 𝒯 Diag(β)'s place: its β is in Y_W and Y_U. tbrows: so do the
+  // (GDN2's pass reads 𝒯 in 𝒯 Diag(β)'s place: its β is in Y_W and Y_U. With β on the rows, so do the
   // others', which take β on the rows.)
-  const bool tb_rows = !gdn2 && beta_on_rows(var);
+  const bool tb_rows = !gdn2 && beta_on_rows(var, d.N * d.H);
   const Tensor Tbeta = gdn2 || tb_rows ? Tensor() : Tensor::empty({d.B, d.T, d.H, kChunk}, DType::BF16, dev, &s);
   p.Tbeta = gdn2 || tb_rows ? p.Tinv : ptr<bf16_t>(Tbeta);
   const Tensor row_betas = tb_rows ? bind_row_betas(p, ct, d.H, dev, s) : Tensor();
@@ -775,7 +785,7 @@ static ForwardResult segmented_forward(const Config& cfg, const Inputs& in, cons
   });
 
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
-  // (Their replay does not read 𝒯 Diag(β). tbrows: DeltaNet's and GDN's reads 𝒯 in its place.)
+  // (Their replay does not read 𝒯 Diag(β). With β on the rows, DeltaNet's and GDN's reads 𝒯 in its place.)
   keep_recompute_set(sv, kda || gdn2 ? Tensor() : tb_rows ? sv.Tinv : Tbeta, gate_rows, kda ? Tensor() : row_betas);
   return r;
 }
@@ -871,8 +881,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   Tensor Tbeta, gate_rows, row_betas;
   const bool keep_for_replay =
       !save && !fused && fuses_wu(var) && replay_forms_no_w(cfg, d, launch_info(cfg, d, s, Pass::Backward));
-  // tbrows: no 𝒯 Diag(β) at all; the passes read 𝒯 and take β on the rows, the backward's too.
-  const bool tb_rows = (fused || keep_for_replay) && cfg.variant != Variant::GDN2 && beta_on_rows(var);
+  // β on the rows (beta_on_rows): no 𝒯 Diag(β) at all; the passes read 𝒯 and take β on the rows, the backward's too.
+  const bool tb_rows = (fused || keep_for_replay) && cfg.variant != Variant::GDN2 && beta_on_rows(var, d.N * d.H);
   if (kfuse && cfg.variant == Variant::GDN2) {
     p.Tbeta = p.Tinv;
   } else if (tb_rows) {
@@ -1076,7 +1086,10 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
   }
   bind_intermediates(p, sv.policy == Policy::Save ? sv : replay);
   p.Tbeta = ptr<bf16_t>(replay_Tbeta);
-  if (li.tbeta_saved && sv.row_betas.defined()) p.row_betas = ptr<float>(sv.row_betas);  // (the forward's 𝒯: β on the rows)
+  if (li.tbeta_saved && sv.row_betas.defined()) {  // the forward's 𝒯: β on the rows
+    p.row_betas = ptr<float>(sv.row_betas);
+    g_row_beta_backwards.fetch_add(1, std::memory_order_relaxed);
+  }
 
   Grads gr;
   gr.dq = Tensor::empty({B, T, H, K}, DType::BF16, dev, &s);
@@ -1176,6 +1189,7 @@ int64_t decay_cut_forwards() { return g_decay_cut_forwards.load(std::memory_orde
 int decay_cut_fell_back() { return fell_back(last_cut(false)); }
 int64_t decay_cut_backwards() { return g_decay_cut_backwards.load(std::memory_order_relaxed); }
 int64_t dk_state_backwards() { return g_dk_state_backwards.load(std::memory_order_relaxed); }
+int64_t row_beta_backwards() { return g_row_beta_backwards.load(std::memory_order_relaxed); }
 int decay_cut_backward_fell_back() { return fell_back(last_cut(true)); }
 
 }  // namespace rewy::delta::cuda_impl

@@ -20,6 +20,7 @@ int64_t decay_cut_forwards();
 int decay_cut_fell_back();
 int64_t decay_cut_backwards();
 int64_t dk_state_backwards();
+int64_t row_beta_backwards();
 int decay_cut_backward_fell_back();
 
 }  // namespace rewy::delta::cuda_impl

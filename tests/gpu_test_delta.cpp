@@ -734,6 +734,12 @@ TEST(GpuDelta, DecayCutBackward) {
   set_allocation_poisoning(false);
 }
 
+// REWY_EXPERIMENTS names something: the defaults a test expects may not hold.
+static bool experiments_set() {
+  const char* e = std::getenv("REWY_EXPERIMENTS");
+  return e && *e;
+}
+
 // Config::dk_state_term (DeltaNet's ∂K̄ state term E ∂H⁺ᵀ formed by state_bwd after the replay,
 // read by grad_chunk in place of ∂H⁺): every output and gradient within the bf16 twin's bar, and
 // the counter shows where it ran. On: at whole-V slices and 16 grad warps, with grad_chunk beside
@@ -741,12 +747,6 @@ TEST(GpuDelta, DecayCutBackward) {
 // Auto (the default): not where the two state passes run side by side (these few pairs), and at
 // 128 pairs (eight sequences of sixteen heads), where they do not, by the automatic slices; Off:
 // not there.
-// REWY_EXPERIMENTS names something: the defaults a test expects may not hold.
-static bool experiments_set() {
-  const char* e = std::getenv("REWY_EXPERIMENTS");
-  return e && *e;
-}
-
 TEST(GpuDelta, DkStateBackward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);

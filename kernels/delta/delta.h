@@ -250,8 +250,9 @@ struct Saved {
   // replay (slices of 16 and 32); with e^γ and GDN's row gates, so that the backward runs no
   // wy_replay. One C-wide tensor more than 𝒯 and P; 𝒯 itself where row_betas is defined.
   Tensor Tbeta;
-  // β of each chunk's rows, [num_chunks, H, C] f32, where Tbeta is 𝒯 itself (β on the rows, the default but for DeltaNet at up to 32 pairs):
-  // the forward wrote no 𝒯 Diag(β), and the backward's passes take β on the rows.
+  // β of each chunk's rows, [num_chunks, H, C] f32, where Tbeta is 𝒯 itself (β on the rows: the
+  // default, but for DeltaNet at up to 32 pairs): the forward wrote no 𝒯 Diag(β), and the
+  // backward's passes take β on the rows.
   Tensor row_betas;
 };
 

@@ -147,7 +147,8 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_kernel(const DeltaParam
 // Layout: every stage's tiles first (1024-byte aligned), then ∂H⁺ᵀ and −∂Eᵀ, then each stage's
 // small part (e^γ, raw g, span): padding each stage to 1 KB would push the channel-gate kernel at
 // BV = 128 past 227 KB.
-// TBW (state_bwd_wg_kernel's): 𝒯 Diag(β) [C][C] in W's slot, and (KRAW) the rows' e^G.
+// TBW (state_bwd_wg_kernel's): 𝒯 Diag(β) [C][C] in W's slot (𝒯 with p.row_betas, the rows' β in
+// rbeta), and (KRAW) the rows' e^G.
 // DKS (Config::dk_state_term): the stage takes E [C][V] too (Ep), for DeltaNet's state term of ∂K̄.
 template <int K, int BV, bool QLO, bool KRAW, bool TBW = false, bool DKS = false>
 struct WgBwdShape {
@@ -263,7 +264,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(sm + L::span) = sp;
     const int64_t baseK = (int64_t(tok0) * p.H + h) * K;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(t + off); };
-    if constexpr (TBW) {  // 𝒯 Diag(β) in W's slot, and GDN's e^{G_i}
+    if constexpr (TBW) {  // 𝒯 Diag(β) (p.row_betas: 𝒯, and the rows' β) in W's slot, and GDN's e^{G_i}
       async_tile_sw128<kChunk, kChunk>(bf(L::W), p.Tbeta + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
       if constexpr (kKraw) async_tile<1, kChunk * 4>(sm + L::grows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
       if (p.row_betas) async_tile<1, kChunk * 4>(sm + L::rbeta, 0, p.row_betas + (int64_t(c) * p.H + h) * kChunk, 0, 1);

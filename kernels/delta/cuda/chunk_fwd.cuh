@@ -1086,8 +1086,8 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
 }
 
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
-// FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place and the V-slice [C][BV] (swizzled; read as
-// fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
+// FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place (𝒯 with p.row_betas, the rows' β in rbeta) and
+// the V-slice [C][BV] (swizzled; read as fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
 // K̄'s place, q in Q̂'s, and the rows' e^G, e^{γ−G}. KT (with FUSED: the fused forward of channel
 // gates, kfuse in delta_cuda.cu's forward): a [C][K] tile from p.W for K H, K̄ as before: kKtGammaK
 // (KDA: K ⊙ Γ), kKtYw (GDN2: Y_W, and Y_U from p.U in v's place).
@@ -1554,7 +1554,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
         wg::commit();
         wg::wait<0>();
         if constexpr (FHALF && kGate) wg::frag_for_each<BH>(acch, [&](int r, int, float& x) { x *= row_gates[r]; });
-        if constexpr ((PLANES || (WARM && OUTPUT)) && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
+        if constexpr (FHALF && kGate)  // the products by e^G before P E's operand fence (else ptxas adds one: C7519)
 #pragma unroll
           for (int i = 0; i < BH / 2; ++i) asm volatile("" : "+f"(acch[i]));
         form_d(accd, wgi * BH);

@@ -125,10 +125,11 @@ struct DeltaParams {
   // [num_chunks][H][2][C], from wy_prep or wy_replay.
   bf16_t* Tbeta = nullptr;
   float* gate_rows = nullptr;
-  // Set (DeltaNet, GDN, KDA; beta_on_rows in delta_cuda.cu): Tbeta points at 𝒯 itself, and wy_prep writes β of
-  // each chunk's rows here (0 past its end) instead of 𝒯 Diag(β); the passes that read Tbeta stage
-  // them and take β on the rows: E = 𝒯 (Diag(β) D) in state_fwd's fused step, X = Diag(Γ β) 𝒯ᵀ (−∂E)
-  // in state_bwd's TBW. [num_chunks][H][C]. (Null with GDN2's Tbeta at 𝒯: it has no β.)
+  // Set (DeltaNet, GDN, KDA; beta_on_rows in delta_cuda.cu): Tbeta points at 𝒯 itself, and wy_prep
+  // writes β of each chunk's rows here (0 past its end) instead of 𝒯 Diag(β); the passes that read
+  // Tbeta stage them and take β on the rows: E = 𝒯 (Diag(β) D) in state_fwd's fused step,
+  // X = Diag(Γ β) 𝒯ᵀ (−∂E) in state_bwd's TBW. [num_chunks][H][C]. (Null with GDN2's Tbeta at 𝒯:
+  // it has no β.)
   float* row_betas = nullptr;
   // The Recompute forward's unfused wy_prep (V-slices of 16 and 32) where the backward's replay is
   // fused and forms no W (replay_forms_no_w in delta_cuda.cu): the same 𝒯 Diag(β) and GDN's row gates,

@@ -30,6 +30,7 @@ def sizes(op, K, V):
         "q": 2 * K, "k": 2 * K, "v": 2 * V, "coef": coef, "g": g,
         "P": 2 * C, "T": 2 * C, "Tb": 2 * C, "W": 2 * K, "U": 2 * V, "gexp": 4 * K / C,
         "Kt": 2 * K,  # KDA's K ⊙ Γ (its fused forward: wy_prep_split writes it in W's place)
+        "rb": 4,  # β of the rows (fp32), which the passes take on D's and X's rows in place of 𝒯 Diag(β)
         # Q̂ and K̄ are copies only for gated variants (without gates they are q and k themselves);
         # Q̂'s second bf16 term exists for gated variants where states are kept.
         "Qg": 2 * K if gated else 0, "Kg": 2 * K if gated else 0, "Qlo": 2 * K if gated else 0,
@@ -50,32 +51,34 @@ def kernels(op):
     kb_bwd = ["k_in", "g_in"] if scalar else [kb]  # GDN's state_bwd takes raw k and g (fp32 decay)
     copies = ["Qg", "Kg"] if gated else []
     # DeltaNet and GDN at V-slices of 64/128 (the benchmark shapes but (1, 16384, 16)'s forward):
-    # the state passes form E = 𝒯 Diag(β) (V − Γ ⊙ K H) from 𝒯 Diag(β) ("Tb"), k and v, so W and U
-    # are never formed in the forward (fused_wu); the Recompute forward keeps 𝒯 Diag(β) (Saved::
-    # Tbeta), the replay forms no U (fused_replay, K = V = 128) and no W (state_bwd forms Wᵀ∂E from
-    # 𝒯 Diag(β) and k: replay_no_w) and keeps e^γ and GDN's row gates too, so neither backward runs
+    # the state passes form E = 𝒯 Diag(β) (V − Γ ⊙ K H) = 𝒯 (Diag(β) D) from 𝒯, β of the rows
+    # ("rb"), k and v, so W and U are never formed in the forward (fused_wu) nor 𝒯 Diag(β) (β on the
+    # rows: beta_on_rows in delta_cuda.cu; DeltaNet at up to 32 pairs still writes and reads 𝒯 Diag(β),
+    # "Tb", the same bytes less rb's); the Recompute forward keeps 𝒯 and rb (Saved::Tbeta at 𝒯,
+    # row_betas), the replay forms no U (fused_replay, K = V = 128) and no W (state_bwd forms Wᵀ∂E
+    # from 𝒯, rb and k: replay_no_w) and keeps e^γ and GDN's row gates too, so neither backward runs
     # wy_replay. (At (1, 16384, 16) the forward's slices are 32, an unfused pass reading W and U:
-    # its wy_prep keeps 𝒯 Diag(β) and the gates for the fused replay; this count does not model
+    # its wy_prep keeps the rows' β and the gates for the fused replay; this count does not model
     # that forward.) GDN's passes take q and k with the row gates (fused_gate).
     if op in ("deltanet", "gdn"):
         rows = ["rows"] if scalar else []
         fwd = [
-            ("wy_prep", "fwd", ["q", "k", "coef", "g"], ["P", "T", "Tb", "gexp"] + rows),
-            ("state_fwd (output)", "fwd", ["Tb", "k_in", "q_in", "P", "v", "gexp"] + rows, ["o"]),
+            ("wy_prep", "fwd", ["q", "k", "coef", "g"], ["P", "T", "rb", "gexp"] + rows),
+            ("state_fwd (output)", "fwd", ["T", "rb", "k_in", "q_in", "P", "v", "gexp"] + rows, ["o"]),
         ]
         # (no Q̂ or its second term where state_bwd runs V-slices of 64 or 128, every benchmark
         # shape: q_from_row_gates in delta_cuda.cu; state_bwd forms Q̂ from q and the row gates)
         replay = [
-            ("state_fwd (replay)", "bwd", ["Tb", "k_in", "v", "gexp"] + rows, ["Hs", "E"]),
+            ("state_fwd (replay)", "bwd", ["T", "rb", "k_in", "v", "gexp"] + rows, ["Hs", "E"]),
         ]
     elif op == "kda":
         # KDA's Recompute forward at V-slices of 64/128 where wy_prep runs before the pass (the
-        # benchmark's many-pair shapes; Config::fuse_kda_forward): E = 𝒯 Diag(β) (V − (K ⊙ Γ) H) in
-        # the pass, wy_prep writing K ⊙ Γ ("Kt") and 𝒯 Diag(β), no W or U. (Beside wy_prep, at the
+        # benchmark's many-pair shapes; Config::fuse_kda_forward): E = 𝒯 (Diag(β) (V − (K ⊙ Γ) H)) in
+        # the pass, wy_prep writing K ⊙ Γ ("Kt") and β of the rows, no W, U or 𝒯 Diag(β). (Beside wy_prep, at the
         # few-pair shapes, the forward stays unfused, as GDN2's below; this count does not model it.)
         fwd = [
-            ("wy_prep", "fwd", ["q", "k", "coef", "g"], ["P", "T", "Tb", "Kt", "gexp"] + copies),
-            ("state_fwd (output)", "fwd", ["Tb", "Kt", kb, qh, "P", "v", "gexp"], ["o"]),
+            ("wy_prep", "fwd", ["q", "k", "coef", "g"], ["P", "T", "rb", "Kt", "gexp"] + copies),
+            ("state_fwd (output)", "fwd", ["T", "rb", "Kt", kb, qh, "P", "v", "gexp"], ["o"]),
         ]
     else:
         fwd = [
@@ -88,10 +91,10 @@ def kernels(op):
             ("wy_replay", "bwd", ["q", "k", "v", "coef", "g", "T"], ["W", "U", "gexp"] + copies + ["Qlo"]),
             ("state_fwd (replay)", "bwd", ["W", kb, "U", "gexp"], ["Hs", "E"]),
         ]
-    # (DeltaNet's and GDN's state_bwd: 𝒯 Diag(β) in W's place, with k, which it reads anyway)
-    w_bwd = "Tb" if op in ("deltanet", "gdn") else "W"
+    # (DeltaNet's and GDN's state_bwd: 𝒯 and the rows' β in W's place, with k, which it reads anyway)
+    w_bwd = ["T", "rb"] if op in ("deltanet", "gdn") else ["W"]
     return fwd + replay + [
-        ("state_bwd", "bwd", [w_bwd] + (["q_in", "rows"] if scalar else [qh]) + ["P", "dO", "gexp"] + kb_bwd
+        ("state_bwd", "bwd", w_bwd + (["q_in", "rows"] if scalar else [qh]) + ["P", "dO", "gexp"] + kb_bwd
          + (["Qlo"] if gated and not scalar else []), ["dHs", "dE"]),
         # ReWY at K = V = 128 (∂A = −stril(R_U Eᵀ), the E-form since the thirty-seventh session): W and
         # U are not read; E and ∂H⁺ read twice (phase 1 and phase 5)

@@ -25,26 +25,28 @@ def kernel_bytes(op, name, K=128, V=128, drop=()):
 
 class DesignFloorTest(unittest.TestCase):
     def test_hand_counts_per_token_and_head(self):
-        # DeltaNet's fused forward: wy_prep reads q, k (bf16, 128 wide) and beta, no v; writes P, 𝒯
-        # and 𝒯 Diag(β) (64 wide) and e^γ, no W or U; the pass reads 𝒯 Diag(β), k, q, P, v
-        self.assertEqual(kernel_bytes("deltanet", "wy_prep"), (2 * 256 + 2, 3 * 128 + 4 * 128 / 64))
-        self.assertEqual(kernel_bytes("deltanet", "state_fwd (output)"), (128 + 256 + 256 + 128 + 256 + 4 * 128 / 64, 256))
+        # DeltaNet's fused forward: wy_prep reads q, k (bf16, 128 wide) and beta, no v; writes P and
+        # 𝒯 (64 wide), the rows' β (fp32) and e^γ, no W, U or 𝒯 Diag(β); the pass reads 𝒯, the rows'
+        # β, k, q, P, v
+        self.assertEqual(kernel_bytes("deltanet", "wy_prep"), (2 * 256 + 2, 2 * 128 + 4 + 4 * 128 / 64))
+        self.assertEqual(kernel_bytes("deltanet", "state_fwd (output)"),
+                         (128 + 4 + 256 + 256 + 128 + 256 + 4 * 128 / 64, 256))
         # KDA's fused forward: wy_prep reads q, k, beta and its fp32 gate, no v, and writes P, 𝒯,
-        # 𝒯 Diag(β), K ⊙ Γ, e^γ and the Q̂/K̄ copies; the pass reads 𝒯 Diag(β), K ⊙ Γ, K̄, Q̂, P, v
-        self.assertEqual(kernel_bytes("kda", "wy_prep"), (2 * 256 + 2 + 4 * 128, 3 * 128 + 256 + 4 * 128 / 64 + 2 * 256))
-        self.assertEqual(kernel_bytes("kda", "state_fwd (output)"), (128 + 3 * 256 + 128 + 256 + 4 * 128 / 64, 256))
+        # the rows' β, K ⊙ Γ, e^γ and the Q̂/K̄ copies; the pass reads 𝒯, the rows' β, K ⊙ Γ, K̄, Q̂, P, v
+        self.assertEqual(kernel_bytes("kda", "wy_prep"), (2 * 256 + 2 + 4 * 128, 2 * 128 + 4 + 256 + 4 * 128 / 64 + 2 * 256))
+        self.assertEqual(kernel_bytes("kda", "state_fwd (output)"), (128 + 4 + 3 * 256 + 128 + 256 + 4 * 128 / 64, 256))
         # GDN2's forward writes W, U and the copies and reads v, its b and w and its fp32 gate
         self.assertEqual(kernel_bytes("gdn2", "wy_prep"),
                          (3 * 256 + 2 * 256 + 4 * 128, 2 * 128 + 2 * 256 + 4 * 128 / 64 + 2 * 256))
-        # the Recompute forward keeps P and (DeltaNet, GDN) 𝒯 Diag(β): their replay's state pass
-        # forms E from it, k and v and state_bwd forms Wᵀ∂E from it and k; e^γ and GDN's row gates
-        # are kept too, so neither runs wy_replay
+        # the Recompute forward keeps P, 𝒯 and (DeltaNet, GDN) the rows' β: their replay's state pass
+        # forms E from 𝒯, the rows' β, k and v and state_bwd forms Wᵀ∂E from them and k; e^γ and
+        # GDN's row gates are kept too, so neither runs wy_replay
         for op in ("deltanet", "gdn"):
             names = [n for n, *_ in design_floor.kernel_bytes(op, 128, 128)]
             self.assertEqual([n for n in names if "wy_replay" in n or "fill" in n], [], op)
-        self.assertEqual(kernel_bytes("deltanet", "state_fwd (replay)")[0], 128 + 256 + 256 + 4 * 128 / 64)
-        # DeltaNet's state_bwd: 𝒯 Diag(β), q, P, ∂O, e^γ, k
-        self.assertEqual(kernel_bytes("deltanet", "state_bwd")[0], 128 + 256 + 128 + 256 + 4 * 128 / 64 + 256)
+        self.assertEqual(kernel_bytes("deltanet", "state_fwd (replay)")[0], 128 + 4 + 256 + 256 + 4 * 128 / 64)
+        # DeltaNet's state_bwd: 𝒯, the rows' β, q, P, ∂O, e^γ, k
+        self.assertEqual(kernel_bytes("deltanet", "state_bwd")[0], 128 + 4 + 256 + 128 + 256 + 4 * 128 / 64 + 256)
         self.assertEqual(kernel_bytes("kda", "wy_replay")[1], 2 * 256 + 4 * 128 / 64 + 3 * 256)  # + Q̂, K̄, Q̂'s 2nd term
         # the replay's state pass writes one bf16 K×V state per 64-token chunk and E
         self.assertEqual(kernel_bytes("gdn", "state_fwd (replay)")[1], 2 * 128 * 128 / 64 + 256)

@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, 1) state_bwd_wg_kernel(const DeltaPa
     if constexpr (TBW) {  // 𝒯 Diag(β) (p.row_betas: 𝒯, and the rows' β) in W's slot, and GDN's e^{G_i}
       async_tile_sw128<kChunk, kChunk>(bf(L::W), p.Tbeta + (int64_t(tok0) * p.H + h) * kChunk, int64_t(p.H) * kChunk, len);
       if constexpr (kKraw) async_tile<1, kChunk * 4>(sm + L::grows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
-      if (p.row_betas) async_tile<1, kChunk * 4>(sm + L::rbeta, 0, p.row_betas + (int64_t(c) * p.H + h) * kChunk, 0, 1);
+      if (p.row_betas) async_tile<1, kChunk * 4>(sm + L::rbeta, 0, row_betas_of(p, c, h), 0, 1);
     } else {
       async_tile_sw128<kChunk, K>(bf(L::W), p.W + baseK, strideK, len);
     }

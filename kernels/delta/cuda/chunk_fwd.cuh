@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
   // (p.row_betas: none, β of the rows instead; the passes read 𝒯 and take β on the rows.)
   bf16_t* const tbeta_out = p.row_betas ? nullptr : fused ? p.Tbeta : p.Tbeta_kept;
-  if (p.row_betas && threadIdx.x < kChunk) p.row_betas[(int64_t(at.c) * p.H + at.h) * kChunk + threadIdx.x] = betas[threadIdx.x];
+  store_row_betas(p, betas, at.c, at.h);
   auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
     store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
@@ -721,7 +721,7 @@ __global__ void __launch_bounds__(NT, 2) wy_prep_split_kernel(const DeltaParams 
       store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);  // (GDN2's pass reads this 𝒯)
       if (VT<VAR>::has_beta && !p.row_betas && r < at.len) store_tbeta8(t, betas, p.Tbeta, at, r, c0);
     });
-    if (p.row_betas && threadIdx.x < kChunk) p.row_betas[(int64_t(at.c) * p.H + at.h) * kChunk + threadIdx.x] = betas[threadIdx.x];
+    store_row_betas(p, betas, at.c, at.h);
     if constexpr (VAR == kGDN2) {
       __syncthreads();  // Y_U complete
       store_tile_rows<kChunk, V, NT>(p.U + at.baseV, at.strideV, YU, VP, at.len);
@@ -1137,7 +1137,7 @@ struct WgStateStage {
     async_tile<1, K * 4>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
     if constexpr (GATE) async_tile<1, kChunk * 2 * 4>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
     if constexpr (FUSED)
-      if (p.row_betas) async_tile<1, kChunk * 4>(st + rbeta, 0, p.row_betas + (int64_t(c) * p.H + h) * kChunk, 0, 1);
+      if (p.row_betas) async_tile<1, kChunk * 4>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
   }
 
   // The tiles every V-slice reads (W, K̄; OUTPUT: Q̂, P), 64-channel boxes of 64 tokens, split

@@ -325,6 +325,15 @@ __device__ __forceinline__ bool wait_passes_counted(const DeltaParams& p, int c,
 // block barrier orders every thread's before thread 0's release), flags its (chunk, head) out; the
 // last CTA to finish holds the grid until the pass's grid is complete (the kernels after the
 // forward wait for wy_prep's grid only).
+// Chunk c's (head h's) β of the rows in p.row_betas.
+__device__ __forceinline__ float* row_betas_of(const DeltaParams& p, int c, int h) {
+  return p.row_betas + (int64_t(c) * p.H + h) * kChunk;
+}
+// wy_prep's: β of the chunk's rows (betas, [C] in shared memory, 0 past its end) where p.row_betas
+// is set, one a thread below C.
+__device__ __forceinline__ void store_row_betas(const DeltaParams& p, const float* betas, int c, int h) {
+  if (p.row_betas && threadIdx.x < kChunk) row_betas_of(p, c, h)[threadIdx.x] = betas[threadIdx.x];
+}
 __device__ __forceinline__ void prep_count_out(const DeltaParams& p, int c, int h) {
   if (!p.prep_done) return;
   __syncthreads();

@@ -98,9 +98,11 @@ sanitize() {
   local name=$1 filter tool st bad=0
   filter=$(rewy_gpu_test_filter "$2")
   for tool in memcheck racecheck; do
-    env ${3:+"$3"} REWY_GPU_TEST_SMALL=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 1 \
+    env ${3:+"$3"} REWY_GPU_TEST_SMALL=1 timeout "${SAN_TIMEOUT_S:-200}" compute-sanitizer --tool $tool --error-exitcode 1 \
       build-gpu/tests/gpu_test_delta --gtest_filter="$filter" >"$out/san_${name}_$tool.log" 2>&1
     st=$?; [ $st -eq 0 ] || bad=1
+    # (A timeout is a failure too: the tests it did not reach went unchecked. Say so by name.)
+    [ $st -eq 124 ] && echo "   $tool timed out after ${SAN_TIMEOUT_S:-200} s in $(grep -E '^\[ RUN' "$out/san_${name}_$tool.log" | tail -1 | cut -c14-)"
     echo "   $tool exit $st: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${name}_$tool.log" | tail -1)"
   done
   [ $bad -eq 0 ] || grep -hE "Error|Race" "$out"/san_"${name}"_*.log | head -10

@@ -253,6 +253,14 @@ int64_t multicast_state_launches() {
 #endif
 }
 
+int64_t register_pass_launches() {
+#if REWY_WITH_CUDA
+  return cuda_impl::register_pass_launches();
+#else
+  return 0;
+#endif
+}
+
 int64_t overlapped_backwards() {
 #if REWY_WITH_CUDA
   return cuda_impl::overlapped_backwards();

@@ -298,6 +298,9 @@ Grads backward(const Config& cfg, const Inputs& in, const ForwardResult& fwd, co
 // CUDA: how many state passes this process has run as thread-block clusters sharing their tiles
 // (Config::multicast_state_tiles); 0 without CUDA. For tests that must know the path ran.
 int64_t multicast_state_launches();
+// CUDA: how many forward state passes this process has run with the state in registers
+// (kernels/delta/cuda/state_fwd_reg.cuh; REWY_EXPERIMENTS=rpass); 0 without CUDA.
+int64_t register_pass_launches();
 // CUDA: how many backwards this process has run with grad_chunk beside the state passes
 // (Config::overlap_grad, where it applies); 0 without CUDA.
 int64_t overlapped_backwards();

@@ -352,6 +352,7 @@ Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Dev
 }
 
 std::atomic<int64_t> g_multicast_launches{0};
+std::atomic<int64_t> g_register_passes{0};
 std::atomic<int64_t> g_overlapped_backwards{0};
 std::atomic<int64_t> g_prep_beside_forwards{0};
 std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
@@ -1179,6 +1180,8 @@ Grads backward(const Config& cfg, const Inputs& in_raw, const Dims& d, const For
 
 void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_order_relaxed); }
 int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
+void count_register_pass() { g_register_passes.fetch_add(1, std::memory_order_relaxed); }
+int64_t register_pass_launches() { return g_register_passes.load(std::memory_order_relaxed); }
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
 int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
 int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }

@@ -10,6 +10,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in, const Dims& dims);
 Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const ForwardResult& fwd, const Tensor& dout,
                const Tensor& dht);
 int64_t multicast_state_launches();
+int64_t register_pass_launches();
 int64_t overlapped_backwards();
 int64_t prep_beside_forwards();
 int64_t unfused_forwards_keeping_tbeta();

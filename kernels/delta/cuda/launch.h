@@ -83,6 +83,8 @@ struct LaunchInfo {
 
 // Counts the state passes launched as clusters (multicast_state_launches()).
 void count_multicast_launch();
+// Counts the forward passes with the state in registers (register_pass_launches()).
+void count_register_pass();
 
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);

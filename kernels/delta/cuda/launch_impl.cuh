@@ -11,6 +11,7 @@
 
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/chunk_bwd.cuh"
+#include "kernels/delta/cuda/state_fwd_reg.cuh"
 #include "kernels/delta/cuda/launch.h"
 #include "kernels/delta/rw_from_ru.h"
 
@@ -404,12 +405,29 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
+// The register-resident forward pass (state_fwd_reg.cuh; experiment rpass): BV / 64 warpgroups a
+// CTA, one CTA per (sequence, head, V-slice).
+template <int VAR, int K, int V, int BV, bool BESIDE>
+void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
+  using L = RegPassLayout<K, V, BV>;
+  constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE>;
+  static const std::string name = kname(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg", VAR, K, V, BV);
+  static const bool once = (set_smem(kKernel, L::total, name), true);
+  (void)once;
+  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
+    launch_kernel(kKernel, dim3(q.num_seqs * (V / BV), q.H), L::kThreadsA, L::total, s, q, false);
+  });
+  count_register_pass();
+}
+
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
   // The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
   // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
   // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
   // (delta_cuda.cu's forward), and the check below refuses it.
+  if constexpr (VAR == kDeltaNet && OUTPUT && !STORE && !SGATE && K == 128 && fused_wu(VAR, OUTPUT, STORE, BV))
+    if (experiment("rpass", VAR)) return launch_state_fwd_reg<VAR, K, V, BV, BESIDE>(p, s);
   constexpr bool kCanKfuse = VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0;
   const bool kfuse = kCanKfuse && p.Tbeta != nullptr;
   REWY_CHECK(kfuse || p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE,

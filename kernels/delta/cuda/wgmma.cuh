@@ -109,6 +109,76 @@ struct Mma<128> {
   }
 };
 
+// d (+)= A·B for one k-step of 16 with A (64×16) from registers: thread t = 32w + 4g + q holds
+// a[0] = (row 16w + g, columns 2q, 2q + 1), a[1] = (row + 8, same), a[2], a[3] the same at
+// columns + 8 (the accumulator's n8 tiles 2k, 2k + 1 pack: frag_to_a); B through its descriptor,
+// TB = 1 for an MN-major B. (The register-resident state pass, state_fwd_reg.cuh.)
+template <int N>
+struct MmaRegA;
+
+template <>
+struct MmaRegA<64> {
+  template <int TB>
+  __device__ __forceinline__ static void run(float (&d)[32], const uint32_t (&a)[4], uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(TB)
+        : "memory");
+  }
+};
+
+template <>
+struct MmaRegA<128> {
+  template <int TB>
+  __device__ __forceinline__ static void run(float (&d)[64], const uint32_t (&a)[4], uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate), "n"(TB)
+        : "memory");
+  }
+};
+
+// The accumulator of an m64nK product (K / 2 floats) as K / 16 register A fragments of bf16, for
+// a product that takes it as its left operand without a trip through shared memory.
+template <int K>
+__device__ __forceinline__ void frag_to_a(const float (&acc)[K / 2], uint32_t (&a)[K / 16][4]) {
+#pragma unroll
+  for (int k = 0; k < K / 16; ++k) {
+    a[k][0] = pack_bf16x2(acc[8 * k], acc[8 * k + 1]);
+    a[k][1] = pack_bf16x2(acc[8 * k + 2], acc[8 * k + 3]);
+    a[k][2] = pack_bf16x2(acc[8 * k + 4], acc[8 * k + 5]);
+    a[k][3] = pack_bf16x2(acc[8 * k + 6], acc[8 * k + 7]);
+  }
+}
+
+// acc (+)= A·B over K with A (64×K) in registers (frag_to_a's) and B a swizzled tile as
+// gemm_issue's (MB = K: stored [N][K]; MN: [K][N], K rows a panel). Issues K / 16 products; the
+// caller commits and waits, then fences the accumulator (fence_accumulator).
+template <int N, int K, Major MB>
+__device__ __forceinline__ void gemm_reg_a_issue(float (&acc)[N / 2], const uint32_t (&a)[K / 16][4], const bf16_t* B,
+                                                 bool accumulate) {
+  static_assert(K % 16 == 0, "K is a multiple of 16");
+  static_assert(MB == Major::K || N % kPanel == 0, "an MN-major B needs N a multiple of 64");
+  fence_operands();
+#pragma unroll
+  for (int k = 0; k < K / 16; ++k) {
+    const bf16_t* b = MB == Major::K ? B + (k / 4) * N * kPanel + (k % 4) * 16 : B + k * 16 * kPanel;
+    MmaRegA<N>::template run<MB == Major::MN>(acc, a[k], desc_sw128<MB>(b, K * kPanel * 2), accumulate || k > 0);
+  }
+}
+
+// Keeps the compiler from moving reads or writes of acc across this point (an accumulator a
+// wgmma still writes is read only after its wait).
+template <int N>
+__device__ __forceinline__ void fence_accumulator(float (&acc)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+
 // acc (+)= A·B over K for one warpgroup: A is 64×K, B is K×N, each a 128-byte-swizzled tile in
 // the tile_offset layout: MA = K: A stored [64][K]; MA = MN: A stored [K][64]; MB = K: B stored
 // [N][K]; MB = MN: B stored [K][N]. The m64nN result is in acc. Issues K/16 products and waits.

@@ -1,0 +1,181 @@
+// The forward state pass with the state in registers (experiment `rpass`: DeltaNet's fused
+// Recompute forward at V-slices of 64 and 128, K = 128).
+//
+// state_fwd_body holds H by rows, K / 64 blocks of 64 rows on two warpgroups, so every product that
+// contracts over K (K H, Q H) reads the whole H from shared memory: each step writes Hᵀ there
+// (stmatrix), writes Dᵀ and Eᵀ there for the next products, and meets block barriers between.
+// Here each warpgroup holds Hᵀ for 64 columns of V and all K rows, an m64n128 fp32 accumulator,
+// and every product of the step takes its left operand from registers (wgmma's register A):
+//
+//   Dᵀ  = Vᵀ − Hᵀ Kᵀ          A = Hᵀ (registers), B = K  [C][K] K-major (the stage's k tile)
+//   Oᵀ  = Hᵀ Qᵀ               A = Hᵀ,             B = Q  [C][K] K-major
+//   D'ᵀ = Dᵀ Diag(β)          (p.row_betas; else β is in the stage's 𝒯 Diag(β))
+//   Eᵀ  = D'ᵀ 𝒯ᵀ              A = D'ᵀ,            B = 𝒯  [C][C] K-major
+//   Hᵀ += Eᵀ K                A = Eᵀ,             B = K  [C][K] MN-major (the same tile)
+//   Oᵀ += Eᵀ Pᵀ               A = Eᵀ,             B = P  [C][C] K-major
+//
+// The step's chain is Hᵀ Kᵀ → D' → Eᵀ → Eᵀ K with no shared-memory round trip and no block
+// barrier; the only block barrier a step publishes the next stage's tiles. The rounding points
+// are state_fwd_body's (H, D' and E to bf16 as the products' operands), so its twin and bars hold.
+// O leaves through a per-warpgroup staging tile (Oᵀ transposed by stmatrix, then 16-byte rows).
+#pragma once
+#include "kernels/delta/cuda/chunk_fwd.cuh"
+
+namespace rewy::delta::cuda_impl {
+
+// One stage: a chunk's 𝒯 (Diag(β)), k, q, P and this CTA's V-slice of v (swizzled K-major tiles,
+// 1024-byte aligned), the rows' β (p.row_betas) and the chunk's span.
+template <int K, int BV>
+struct RegStage {
+  static constexpr size_t T = 0;                                    // bf16 [C][C]
+  static constexpr size_t Kb = T + size_t(kChunk) * kChunk * 2;     // bf16 [C][K]
+  static constexpr size_t Qh = Kb + size_t(kChunk) * K * 2;         // bf16 [C][K]
+  static constexpr size_t P = Qh + size_t(kChunk) * K * 2;          // bf16 [C][C]
+  static constexpr size_t Vs = P + size_t(kChunk) * kChunk * 2;     // bf16 [C][BV]
+  static constexpr size_t rbeta = Vs + size_t(kChunk) * BV * 2;     // f32 [C]
+  static constexpr size_t span = rbeta + kChunk * 4;                // ChunkSpan
+  static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
+
+  template <int NT>
+  __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
+    const int tok0 = sp.tok0, len = sp.len;
+    if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(st + span) = sp;
+    const int64_t strideK = int64_t(p.H) * K, baseK = (int64_t(tok0) * p.H + h) * K;
+    const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk, strideC = int64_t(p.H) * kChunk;
+    auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
+    async_tile_sw128<kChunk, kChunk, NT>(bf(T), p.Tbeta + baseC, strideC, len);
+    async_tile_sw128<kChunk, K, NT>(bf(Kb), p.Kg + baseK, strideK, len);
+    async_tile_sw128<kChunk, K, NT>(bf(Qh), p.Qg + baseK, strideK, len);
+    async_tile_sw128<kChunk, kChunk, NT>(bf(P), p.P + baseC, strideC, len);
+    async_tile_sw128<kChunk, BV, NT>(bf(Vs), p.v + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
+    if (p.row_betas) async_tile<1, kChunk * 4, NT>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
+  }
+};
+
+template <int K, int V, int BV>
+struct RegPassLayout {
+  using S = RegStage<K, BV>;
+  static constexpr int kWarpgroups = BV / 64, kThreadsA = 128 * kWarpgroups;
+  static constexpr size_t o_tile = size_t(kChunk) * 64 * 2;  // a warpgroup's Oᵀ staging, bf16 [C][64]
+  static constexpr int stages = (227 * 1024 - 2048 - kWarpgroups * o_tile) / S::bytes >= 3 ? 3 : 2;
+  static constexpr size_t Ot = stages * S::bytes;
+  static constexpr size_t total = 1024 + Ot + kWarpgroups * o_tile;
+  static_assert(K == 128 && BV % 64 == 0 && V % BV == 0, "K = 128, whole 64-column slices of V a warpgroup");
+  static_assert(total + 1024 <= 228 * 1024, "the register pass's shared memory no longer fits an SM");
+};
+
+// BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside), its
+// per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
+template <int VAR, int K, int V, int BV, bool BESIDE>
+__global__ void __launch_bounds__(RegPassLayout<K, V, BV>::kThreadsA, 1) state_fwd_reg_kernel(const DeltaParams p) {
+  static_assert(VAR == kDeltaNet, "the register pass: DeltaNet's fused forward (no gates)");
+  using L = RegPassLayout<K, V, BV>;
+  using S = typename L::S;
+  using wg::Major;
+  constexpr int NT = L::kThreadsA, NS = L::stages;
+  if (!on_path(p.path_flag, p.path_value)) return;
+  extern __shared__ __align__(16) char raw[];
+  char* const smem = align_1024(raw);
+  const int n = blockIdx.x / (V / BV), h = blockIdx.y, cta_v0 = (blockIdx.x % (V / BV)) * BV;
+  const int wgi = threadIdx.x >> 7, v0 = cta_v0 + 64 * wgi;  // this warpgroup's 64 columns of V
+  bf16_t* const Ot = reinterpret_cast<bf16_t*>(smem + L::Ot + wgi * L::o_tile);
+  if constexpr (BESIDE) pdl_launch_dependents();
+
+  // Hᵀ: rows v0 .. v0 + 63 of V, all K columns (element (r, d) is H[d][v0 + r]).
+  const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0;
+  float Hacc[64];
+  wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { x = p.h0 ? p.h0[state_at + int64_t(d) * V + r] : 0.f; });
+
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]} : ChunkSpan{0, 0}; };
+  auto stage = [&](int i) { return smem + (i % NS) * S::bytes; };
+  if constexpr (BESIDE) {
+    if (threadIdx.x == 0)
+      for (int i = 0; i < NS && i < count; ++i) wait_prep_flag(p, c_begin + i, h);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < NS - 1; ++i) {
+    if (i < count) S::template prefetch<NT>(stage(i), p, c_begin + i, span(i), h, cta_v0, V);
+    cp_async_commit();
+  }
+  ChunkSpan ahead = span(NS - 1);
+  const int r0 = wg::frag_row(), q4 = threadIdx.x & 3;
+  phase_start(p.phase_cycles);
+  for (int i = 0; i < count; ++i) {
+    cp_async_wait<NS - 2>();  // this thread's copies of chunk i
+    wg::fence_smem_writes();  // ... for wgmma's async proxy
+    __syncthreads();          // every thread's; and every warpgroup is done with stage i − 1 and its Oᵀ tile
+    const int j = i + NS - 1;
+    if (j < count) S::template prefetch<NT>(stage(j), p, c_begin + j, ahead, h, cta_v0, V);
+    ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
+    cp_async_commit();
+    phase_mark(p.phase_cycles, 0);
+    char* const st = stage(i);
+    const bf16_t* const T = reinterpret_cast<const bf16_t*>(st + S::T);
+    const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
+    const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
+    const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
+    const bf16_t* const Vs = reinterpret_cast<const bf16_t*>(st + S::Vs);
+    const float* const rb = reinterpret_cast<const float*>(st + S::rbeta);
+    const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
+
+    uint32_t aH[8][4];
+    wg::frag_to_a<128>(Hacc, aH);
+    float accD[32], accO[32];
+    wg::gemm_reg_a_issue<64, K, Major::K>(accD, aH, Kb, false);  // Hᵀ Kᵀ
+    wg::commit();
+    wg::gemm_reg_a_issue<64, K, Major::K>(accO, aH, Qh, false);  // Hᵀ Qᵀ
+    wg::commit();
+    wg::wait<1>();
+    wg::fence_accumulator(accD);
+    phase_mark(p.phase_cycles, 1);
+    // D'ᵀ = (Vᵀ − Hᵀ Kᵀ) Diag(β): column c of the fragment is the chunk's row c.
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = 8 * jj + 2 * q4 + e;
+        const float b = p.row_betas ? rb[c] : 1.f;
+        const int vc = 64 * wgi + r0;  // this thread's first V column inside the CTA's slice
+        const float v_lo = bf2f(Vs[wg::tile_offset<kChunk>(c, vc)]), v_hi = bf2f(Vs[wg::tile_offset<kChunk>(c, vc + 8)]);
+        accD[4 * jj + e] = b * (v_lo - accD[4 * jj + e]);
+        accD[4 * jj + 2 + e] = b * (v_hi - accD[4 * jj + 2 + e]);
+      }
+    uint32_t aD[4][4];
+    wg::frag_to_a<64>(accD, aD);
+    float accE[32];
+    wg::gemm_reg_a_issue<64, kChunk, Major::K>(accE, aD, T, false);  // Eᵀ = D'ᵀ 𝒯ᵀ
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_accumulator(accE);
+    wg::fence_accumulator(accO);
+    phase_mark(p.phase_cycles, 2);
+    uint32_t aE[4][4];
+    wg::frag_to_a<64>(accE, aE);
+    wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aE, Kb, true);  // Hᵀ += Eᵀ K
+    wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);     // Oᵀ += Eᵀ Pᵀ
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_accumulator(Hacc);
+    wg::fence_accumulator(accO);
+    // O's rows (tokens) from Oᵀ: transposed into the staging tile, then 16-byte row pieces.
+    wg::store_transposed<64>(accO, Ot, 0, p.scale);
+    warpgroup_sync(1 + wgi);
+    const int t = threadIdx.x & 127;
+#pragma unroll
+    for (int k = 0; k < kChunk * 8 / 128; ++k) {
+      const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
+      if (row < sp.len)
+        *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
+            *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
+    }
+    if constexpr (BESIDE)
+      if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h);
+    phase_mark(p.phase_cycles, 3);
+  }
+  cp_async_wait<0>();
+  if (p.ht) wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { p.ht[state_at + int64_t(d) * V + r] = x; });
+}
+
+}  // namespace rewy::delta::cuda_impl

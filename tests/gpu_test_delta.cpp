@@ -163,9 +163,9 @@ void check_variant(Variant variant) {
         fmt::print("{}\n", line);
       }
   }
-  // Under REWY_EXPERIMENTS=rpass DeltaNet's fused forward at slices of 64 and 128 takes the
-  // register-resident pass (state_fwd_reg.cuh): the checks above covered it.
-  if (variant == Variant::DeltaNet && experiment_named("rpass", variant))
+  // Under REWY_EXPERIMENTS=rpass DeltaNet's and GDN's fused forward at slices of 64 and 128 takes
+  // the register-resident pass (state_fwd_reg.cuh): the checks above covered it.
+  if ((variant == Variant::DeltaNet || variant == Variant::GDN) && experiment_named("rpass", variant))
     EXPECT_GT(register_pass_launches(), register_passes_before) << "rpass set, but no forward took the register pass";
   set_allocation_poisoning(false);
 }

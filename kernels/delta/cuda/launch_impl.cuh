@@ -409,7 +409,7 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 // CTA, one CTA per (sequence, head, V-slice).
 template <int VAR, int K, int V, int BV, bool BESIDE>
 void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
-  using L = RegPassLayout<K, V, BV>;
+  using L = RegPassLayout<K, V, BV, VAR == kGDN>;
   constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE>;
   static const std::string name = kname(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg", VAR, K, V, BV);
   static const bool once = (set_smem(kKernel, L::total, name), true);
@@ -426,7 +426,7 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
   // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
   // (delta_cuda.cu's forward), and the check below refuses it.
-  if constexpr (VAR == kDeltaNet && OUTPUT && !STORE && !SGATE && K == 128 && fused_wu(VAR, OUTPUT, STORE, BV))
+  if constexpr (fuses_wu(VAR) && OUTPUT && !STORE && !SGATE && K == 128 && fused_wu(VAR, OUTPUT, STORE, BV))
     if (experiment("rpass", VAR)) return launch_state_fwd_reg<VAR, K, V, BV, BESIDE>(p, s);
   constexpr bool kCanKfuse = VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0;
   const bool kfuse = kCanKfuse && p.Tbeta != nullptr;

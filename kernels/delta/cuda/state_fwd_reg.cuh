@@ -1,5 +1,5 @@
-// The forward state pass with the state in registers (experiment `rpass`: DeltaNet's fused
-// Recompute forward at V-slices of 64 and 128, K = 128).
+// The forward state pass with the state in registers (experiment `rpass`: DeltaNet's and GDN's
+// fused Recompute forward at V-slices of 64 and 128, K = 128).
 //
 // state_fwd_body holds H by rows, K / 64 blocks of 64 rows on two warpgroups, so every product that
 // contracts over K (K H, Q H) reads the whole H from shared memory: each step writes Hᵀ there
@@ -14,6 +14,9 @@
 //   Hᵀ += Eᵀ K                A = Eᵀ,             B = K  [C][K] MN-major (the same tile)
 //   Oᵀ += Eᵀ Pᵀ               A = Eᵀ,             B = P  [C][C] K-major
 //
+// GDN (GATE: the fused forward's row gates, raw q and k): D'ᵀ's columns by e^{G_c} before V's,
+// Oᵀ's Hᵀ Qᵀ by e^{G_c} before Eᵀ Pᵀ is added, Hᵀ by e^γ (its columns) and the update's Eᵀ by
+// e^{γ−G_c} (its columns; P's Eᵀ unscaled), as state_fwd_body's fused_gate pass does.
 // The step's chain is Hᵀ Kᵀ → D' → Eᵀ → Eᵀ K with no shared-memory round trip and no block
 // barrier; the only block barrier a step publishes the next stage's tiles. The rounding points
 // are state_fwd_body's (H, D' and E to bf16 as the products' operands), so its twin and bars hold.
@@ -24,8 +27,8 @@
 namespace rewy::delta::cuda_impl {
 
 // One stage: a chunk's 𝒯 (Diag(β)), k, q, P and this CTA's V-slice of v (swizzled K-major tiles,
-// 1024-byte aligned), the rows' β (p.row_betas) and the chunk's span.
-template <int K, int BV>
+// 1024-byte aligned), the rows' β (p.row_betas), GATE's e^γ and row gates, and the chunk's span.
+template <int K, int BV, bool GATE>
 struct RegStage {
   static constexpr size_t T = 0;                                    // bf16 [C][C]
   static constexpr size_t Kb = T + size_t(kChunk) * kChunk * 2;     // bf16 [C][K]
@@ -33,7 +36,9 @@ struct RegStage {
   static constexpr size_t P = Qh + size_t(kChunk) * K * 2;          // bf16 [C][C]
   static constexpr size_t Vs = P + size_t(kChunk) * kChunk * 2;     // bf16 [C][BV]
   static constexpr size_t rbeta = Vs + size_t(kChunk) * BV * 2;     // f32 [C]
-  static constexpr size_t span = rbeta + kChunk * 4;                // ChunkSpan
+  static constexpr size_t gam = rbeta + kChunk * 4;                 // GATE: e^γ f32 [K]
+  static constexpr size_t rows = gam + (GATE ? K * 4 : 0);          // GATE: e^{G_i}, e^{γ−G_i} f32 [2][C]
+  static constexpr size_t span = rows + (GATE ? 2 * kChunk * 4 : 0);  // ChunkSpan
   static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
 
   template <int NT>
@@ -44,17 +49,21 @@ struct RegStage {
     const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk, strideC = int64_t(p.H) * kChunk;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
     async_tile_sw128<kChunk, kChunk, NT>(bf(T), p.Tbeta + baseC, strideC, len);
-    async_tile_sw128<kChunk, K, NT>(bf(Kb), p.Kg + baseK, strideK, len);
-    async_tile_sw128<kChunk, K, NT>(bf(Qh), p.Qg + baseK, strideK, len);
+    async_tile_sw128<kChunk, K, NT>(bf(Kb), (GATE ? p.k : p.Kg) + baseK, strideK, len);
+    async_tile_sw128<kChunk, K, NT>(bf(Qh), (GATE ? p.q : p.Qg) + baseK, strideK, len);
     async_tile_sw128<kChunk, kChunk, NT>(bf(P), p.P + baseC, strideC, len);
     async_tile_sw128<kChunk, BV, NT>(bf(Vs), p.v + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
     if (p.row_betas) async_tile<1, kChunk * 4, NT>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
+    if constexpr (GATE) {
+      async_tile<1, K * 4, NT>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+      async_tile<1, 2 * kChunk * 4, NT>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+    }
   }
 };
 
-template <int K, int V, int BV>
+template <int K, int V, int BV, bool GATE>
 struct RegPassLayout {
-  using S = RegStage<K, BV>;
+  using S = RegStage<K, BV, GATE>;
   static constexpr int kWarpgroups = BV / 64, kThreadsA = 128 * kWarpgroups;
   static constexpr size_t o_tile = size_t(kChunk) * 64 * 2;  // a warpgroup's Oᵀ staging, bf16 [C][64]
   static constexpr int stages = (227 * 1024 - 2048 - kWarpgroups * o_tile) / S::bytes >= 3 ? 3 : 2;
@@ -67,9 +76,11 @@ struct RegPassLayout {
 // BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside), its
 // per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
 template <int VAR, int K, int V, int BV, bool BESIDE>
-__global__ void __launch_bounds__(RegPassLayout<K, V, BV>::kThreadsA, 1) state_fwd_reg_kernel(const DeltaParams p) {
-  static_assert(VAR == kDeltaNet, "the register pass: DeltaNet's fused forward (no gates)");
-  using L = RegPassLayout<K, V, BV>;
+__global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreadsA, 1)
+    state_fwd_reg_kernel(const DeltaParams p) {
+  static_assert(VAR == kDeltaNet || VAR == kGDN, "the register pass: DeltaNet's and GDN's fused forward");
+  constexpr bool kGate = VAR == kGDN;
+  using L = RegPassLayout<K, V, BV, kGate>;
   using S = typename L::S;
   using wg::Major;
   constexpr int NT = L::kThreadsA, NS = L::stages;
@@ -118,6 +129,8 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV>::kThreadsA, 1) state_f
     const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
     const bf16_t* const Vs = reinterpret_cast<const bf16_t*>(st + S::Vs);
     const float* const rb = reinterpret_cast<const float*>(st + S::rbeta);
+    const float* const gam = reinterpret_cast<const float*>(st + S::gam);      // GATE
+    const float* const row_gates = reinterpret_cast<const float*>(st + S::rows);  // GATE: e^{G_i}, then e^{γ−G_i}
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
 
     uint32_t aH[8][4];
@@ -130,18 +143,27 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV>::kThreadsA, 1) state_f
     wg::wait<1>();
     wg::fence_accumulator(accD);
     phase_mark(p.phase_cycles, 1);
-    // D'ᵀ = (Vᵀ − Hᵀ Kᵀ) Diag(β): column c of the fragment is the chunk's row c.
+    // D'ᵀ = (Vᵀ − Hᵀ Kᵀ Diag(e^G)) Diag(β): column c of the fragment is the chunk's row c.
+    {  // V's fragment transposed by ldmatrix.trans: an x4 gives n8 tiles jj, jj + 1 at both row halves
+      const int lane = threadIdx.x & 31, m = lane >> 3, vrow = 64 * wgi + 16 * ((threadIdx.x >> 5) & 3) + 8 * (m & 1);
 #pragma unroll
-    for (int jj = 0; jj < 8; ++jj)
+      for (int jj = 0; jj < 8; jj += 2) {
+        uint32_t vv[4];
+        ldsm_x4_trans(vv, Vs + wg::tile_offset<kChunk>(8 * (jj + (m >> 1)) + (lane & 7), vrow));
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int c = 8 * jj + 2 * q4 + e;
-        const float b = p.row_betas ? rb[c] : 1.f;
-        const int vc = 64 * wgi + r0;  // this thread's first V column inside the CTA's slice
-        const float v_lo = bf2f(Vs[wg::tile_offset<kChunk>(c, vc)]), v_hi = bf2f(Vs[wg::tile_offset<kChunk>(c, vc + 8)]);
-        accD[4 * jj + e] = b * (v_lo - accD[4 * jj + e]);
-        accD[4 * jj + 2 + e] = b * (v_hi - accD[4 * jj + 2 + e]);
+        for (int x = 0; x < 4; ++x) {
+          const int j2 = jj + (x >> 1), hh = x & 1;
+          const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&vv[x]));
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int c = 8 * j2 + 2 * q4 + e;
+            const float b = p.row_betas ? rb[c] : 1.f, g = kGate ? row_gates[c] : 1.f;
+            float& x_ = accD[4 * j2 + 2 * hh + e];
+            x_ = b * ((e ? vf.y : vf.x) - g * x_);
+          }
+        }
       }
+    }
     uint32_t aD[4][4];
     wg::frag_to_a<64>(accD, aD);
     float accE[32];
@@ -153,8 +175,19 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV>::kThreadsA, 1) state_f
     phase_mark(p.phase_cycles, 2);
     uint32_t aE[4][4];
     wg::frag_to_a<64>(accE, aE);
-    wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aE, Kb, true);  // Hᵀ += Eᵀ K
-    wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);     // Oᵀ += Eᵀ Pᵀ
+    if constexpr (kGate) {
+      wg::frag_for_each<64>(accO, [&](int, int c, float& x) { x *= row_gates[c]; });  // Q̂ H = e^G ⊙ (Q H)
+      wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);                 // Oᵀ += Eᵀ Pᵀ
+      wg::commit();
+      wg::frag_for_each<128>(Hacc, [&](int, int d, float& x) { x *= gam[d]; });      // e^γ ⊙ H
+      wg::frag_for_each<64>(accE, [&](int, int c, float& x) { x *= row_gates[kChunk + c]; });
+      uint32_t aEd[4][4];  // (e^{γ−G} ⊙ E)ᵀ
+      wg::frag_to_a<64>(accE, aEd);
+      wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aEd, Kb, true);  // Hᵀ += (e^{γ−G} ⊙ E)ᵀ K
+    } else {
+      wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aE, Kb, true);  // Hᵀ += Eᵀ K
+      wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);     // Oᵀ += Eᵀ Pᵀ
+    }
     wg::commit();
     wg::wait<0>();
     wg::fence_accumulator(Hacc);

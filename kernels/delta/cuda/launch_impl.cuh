@@ -426,8 +426,17 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
   // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
   // (delta_cuda.cu's forward), and the check below refuses it.
+  // The fused Recompute forward pass with the state in registers (state_fwd_reg.cuh): DeltaNet at
+  // V-slices of 64 and 128, GDN at 64. Recompute forward, state_fwd_body's pass / this one: DeltaNet
+  // 1.111x / 1.081x / 1.028x at (4, 4096, 16), (2, 8192, 16), (1, 32768, 32) (slices of 64; 1.119x /
+  // 1.075x / 1.078x in an earlier call), 1.000-1.013x at the slices of 128 of (8, 2048, 16) and
+  // (8, 4096, 32), where the pass is bound by its bytes (43% of a step waits for the stage); GDN
+  // 1.048x at (4, 4096, 16), 0.995x / 0.989x at slices of 128 (its gated step does more there), the
+  // decay cut's shapes untouched (H100, 2026-12-06, docs/measurements/2026-12-06-s61/call2/, call3/).
+  // REWY_EXPERIMENTS=norpass keeps state_fwd_body's pass; rpass takes GDN's at 128 too.
   if constexpr (fuses_wu(VAR) && OUTPUT && !STORE && !SGATE && K == 128 && fused_wu(VAR, OUTPUT, STORE, BV))
-    if (experiment("rpass", VAR)) return launch_state_fwd_reg<VAR, K, V, BV, BESIDE>(p, s);
+    if (!experiment("norpass", VAR) && (VAR == kDeltaNet || BV == 64 || experiment("rpass", VAR)))
+      return launch_state_fwd_reg<VAR, K, V, BV, BESIDE>(p, s);
   constexpr bool kCanKfuse = VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0;
   const bool kfuse = kCanKfuse && p.Tbeta != nullptr;
   REWY_CHECK(kfuse || p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE,

@@ -10,7 +10,9 @@
 //                              with cp.async: E = U − W H, O = s (Q̂ H + P E), H ← e^γ H + K̄ᵀ E on
 //                              warpgroup tensor cores (wgmma). Only the GEMMs of the recurrence sit
 //                              on the per-chunk chain. Optionally stores E and the bf16 state
-//                              entering each chunk (Save policy, backward replay).
+//                              entering each chunk (Save policy, backward replay). DeltaNet's and
+//                              GDN's fused Recompute forward holds the state transposed in
+//                              registers instead (state_fwd_reg.cuh).
 #pragma once
 #include "kernels/delta/cuda/common.cuh"
 #include "kernels/delta/cuda/tma.cuh"

@@ -405,8 +405,8 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
-// The register-resident forward pass (state_fwd_reg.cuh; experiment rpass): BV / 64 warpgroups a
-// CTA, one CTA per (sequence, head, V-slice).
+// The forward pass with the state in registers (state_fwd_reg.cuh; where launch_state_fwd_as
+// takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice).
 template <int VAR, int K, int V, int BV, bool BESIDE>
 void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
   using L = RegPassLayout<K, V, BV, VAR == kGDN>;
@@ -422,10 +422,6 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
 void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateMaps* maps) {
-  // The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
-  // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
-  // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
-  // (delta_cuda.cu's forward), and the check below refuses it.
   // The fused Recompute forward pass with the state in registers (state_fwd_reg.cuh): DeltaNet at
   // V-slices of 64 and 128, GDN at 64. Recompute forward, state_fwd_body's pass / this one: DeltaNet
   // 1.111x / 1.081x / 1.028x at (4, 4096, 16), (2, 8192, 16), (1, 32768, 32) (slices of 64; 1.119x /
@@ -437,6 +433,10 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   if constexpr (fuses_wu(VAR) && OUTPUT && !STORE && !SGATE && K == 128 && fused_wu(VAR, OUTPUT, STORE, BV))
     if (!experiment("norpass", VAR) && (VAR == kDeltaNet || BV == 64 || experiment("rpass", VAR)))
       return launch_state_fwd_reg<VAR, K, V, BV, BESIDE>(p, s);
+  // The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
+  // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
+  // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
+  // (delta_cuda.cu's forward), and the check below refuses it.
   constexpr bool kCanKfuse = VT<VAR>::vec_gate && OUTPUT && !STORE && !BESIDE && BV % 64 == 0;
   const bool kfuse = kCanKfuse && p.Tbeta != nullptr;
   REWY_CHECK(kfuse || p.Tbeta == nullptr || fuses_wu(VAR) || !OUTPUT || STORE,

@@ -1,5 +1,6 @@
-// The forward state pass with the state in registers (experiment `rpass`: DeltaNet's and GDN's
-// fused Recompute forward at V-slices of 64 and 128, K = 128).
+// The forward state pass with the state in registers: DeltaNet's and GDN's fused Recompute forward
+// at K = 128 (launch_state_fwd_as takes it for DeltaNet at V-slices of 64 and 128 and for GDN at
+// 64; REWY_EXPERIMENTS=norpass turns it off, rpass adds GDN at 128).
 //
 // state_fwd_body holds H by rows, K / 64 blocks of 64 rows on two warpgroups, so every product that
 // contracts over K (K H, Q H) reads the whole H from shared memory: each step writes Hᵀ there

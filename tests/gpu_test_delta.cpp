@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +23,7 @@
 
 #include "engine/allocator.h"
 #include "engine/device.h"
+#include "kernels/delta/cuda/experiments.h"
 #include "kernels/delta/cuda/state_slices.h"
 #include "kernels/delta/delta.h"
 #include "kernels/delta/random_inputs.h"
@@ -99,15 +99,6 @@ void expect_within_twin_bars(const Outputs& out, const CpuReference& ref, std::s
   }
 }
 
-// Whether REWY_EXPERIMENTS names `name` (for every variant, or name:variant for this one).
-static bool experiment_named(const std::string& exp, Variant variant) {
-  const char* e = std::getenv("REWY_EXPERIMENTS");
-  const std::string list = "," + std::string(e ? e : "") + ",";
-  std::string var = name(variant);
-  for (char& ch : var) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  return list.find("," + exp + ",") != std::string::npos || list.find("," + exp + ":" + var + ",") != std::string::npos;
-}
-
 void check_variant(Variant variant) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const int64_t register_passes_before = register_pass_launches();
@@ -159,7 +150,7 @@ void check_variant(Variant variant) {
         const int64_t slice = std::min<int64_t>(cfg.state_slice, cs_i.V);  // (the launchers cap the width at V)
         if (pol == Policy::Recompute && cs_i.K == 128 &&
             ((variant == Variant::DeltaNet && slice % 64 == 0) ||
-             (variant == Variant::GDN && (slice == 64 || (slice == 128 && experiment_named("rpass", variant))))))
+             (variant == Variant::GDN && (slice == 64 || (slice == 128 && cuda_impl::experiment("rpass", variant))))))
           register_pass_expected = true;
         std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={:<3d} W={:<2d} P={:<2d}{} R={:<2d}",
                                        name(variant), cs_i.T, cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ",
@@ -172,7 +163,7 @@ void check_variant(Variant variant) {
   // DeltaNet's fused Recompute forward at slices of 64 and 128 and GDN's at 64 (at 128 too under
   // REWY_EXPERIMENTS=rpass) take the pass with the state in registers (state_fwd_reg.cuh; not under
   // norpass): the checks above covered it where some configuration here took it.
-  if (register_pass_expected && !experiment_named("norpass", variant))
+  if (register_pass_expected && !cuda_impl::experiment("norpass", variant))
     EXPECT_GT(register_pass_launches(), register_passes_before) << "no forward took the register pass";
   set_allocation_poisoning(false);
 }
@@ -493,8 +484,7 @@ TEST(GpuDelta, FusedChannelForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   set_allocation_poisoning(true);
   const uint64_t seed = test::fresh_seed();
-  const char* experiments = std::getenv("REWY_EXPERIMENTS");
-  const bool gdn2_fuses = experiments && ("," + std::string(experiments) + ",").find(",g2fuse") != std::string::npos;
+  const bool gdn2_fuses = cuda_impl::experiment("g2fuse", Variant::GDN2);  // (the launchers' reading of it)
   const int64_t dims[][2] = {{128, 128}, {64, 64}, {128, 64}};
   for (Variant variant : {Variant::KDA, Variant::GDN2}) {
     const int64_t fuses = variant == Variant::KDA || gdn2_fuses ? 1 : 0;

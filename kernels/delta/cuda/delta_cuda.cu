@@ -259,6 +259,9 @@ void dispatch_variant(Variant v, F&& f) {
 }
 
 // The kernels' VariantId of v.
+static_assert(int(Variant::DeltaNet) == kDeltaNet && int(Variant::GDN) == kGDN && int(Variant::KDA) == kKDA &&
+                  int(Variant::GDN2) == kGDN2,
+              "experiments.h's experiment(name, Variant) takes a Variant's value as its VariantId");
 int variant_id(Variant v) {
   int id = 0;
   dispatch_variant(v, [&](auto vc) { id = decltype(vc)::value; });

@@ -230,16 +230,16 @@ void launch_chunk_parallel(const std::string& name, const char* const (&labels)[
   });
 }
 
-// A sequential kernel (one CTA of kThreads per (sequence, head, V-slice), and plane: blockIdx.z,
+// A sequential kernel (one CTA of NT threads per (sequence, head, V-slice), and plane: blockIdx.z,
 // the segment scan's map pass's two; kSmem bytes of dynamic shared memory): its shared-memory
 // limit raised once per kernel, then a phase-timed launch.
-template <auto kKernel, size_t kSmem, int N>
+template <auto kKernel, size_t kSmem, int NT = kThreads, int N>
 void launch_sequential(const std::string& name, const char* const (&labels)[N], const DeltaParams& p, int slices,
                        cudaStream_t s, bool beside = false, int planes = 1) {
   static const bool once = (set_smem(kKernel, kSmem, name), true);
   (void)once;
   phase_timed_launch(name, s, p, labels, [&](const DeltaParams& q) {
-    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H, planes), kThreads, kSmem, s, q, beside);
+    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H, planes), NT, kSmem, s, q, beside);
   });
 }
 
@@ -414,11 +414,7 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
   constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE, EARLY>;
   static const std::string name = kname(
       (std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (EARLY ? "_early" : "")).c_str(), VAR, K, V, BV);
-  static const bool once = (set_smem(kKernel, L::total, name), true);
-  (void)once;
-  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
-    launch_kernel(kKernel, dim3(q.num_seqs * (V / BV), q.H), L::kThreadsA, L::total, s, q, false);
-  });
+  launch_sequential<kKernel, L::total, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s);
   count_register_pass();
 }
 

@@ -163,8 +163,9 @@ void check_variant(Variant variant) {
   // DeltaNet's fused Recompute forward at slices of 64 and 128 and GDN's at 64 (at 128 too under
   // REWY_EXPERIMENTS=rpass) take the pass with the state in registers (state_fwd_reg.cuh; not under
   // norpass): the checks above covered it where some configuration here took it.
-  if (register_pass_expected && !cuda_impl::experiment("norpass", variant))
+  if (register_pass_expected && !cuda_impl::experiment("norpass", variant)) {
     EXPECT_GT(register_pass_launches(), register_passes_before) << "no forward took the register pass";
+  }
   set_allocation_poisoning(false);
 }
 
@@ -816,8 +817,9 @@ TEST(GpuDelta, DkStateBackward) {
                                      applies ? ", ∂K̄'s state term from state_bwd" : ", the default (does not apply)");
       EXPECT_EQ(dk_state_backwards(), before + (applies ? 1 : 0)) << line;
       // (At 128 pairs the forward keeps 𝒯 and β of the rows, not 𝒯 Diag(β): beta_on_rows.)
-      if (many_pairs && !experiments_set())
+      if (many_pairs && !experiments_set()) {
         EXPECT_EQ(row_beta_backwards(), row_betas_before + 1) << line << ": β on the rows";
+      }
       expect_within_twin_bars(out, applies ? ref_dks : ref, line, seed);
       fmt::print("{}\n", line);
     }

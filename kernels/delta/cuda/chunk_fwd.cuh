@@ -302,6 +302,7 @@ __device__ __forceinline__ int4 chunk_item(const DeltaParams& p) {
   }
   const int64_t place = blockIdx.x + int64_t(gridDim.x) * blockIdx.y;
   const int4 it = p.prep_items[place / p.H];
+  prep_lead_wait(p, it.w);  // (it.w: the chunk's position in its sequence)
   return {it.x, it.y, it.z, int(place % p.H)};
 }
 template <int K, int V>
@@ -1025,9 +1026,12 @@ __device__ __forceinline__ void chunk_range_loop(char* stages, const DeltaParams
   // issue; the body's prep_fence_point those of the later ones. (An acquire a step, while the
   // step's copies land or at its end, kept none of the gain at the few-pair shapes: 0.87-1.03x
   // for DeltaNet and GDN, H200, 2026-12-03, docs/perf-delta.md's thirty-sixth session.)
+  [[maybe_unused]] unsigned long long t_start = 0;  // BESIDE: REWY_BESIDE_CLOCK's
   if constexpr (BESIDE) {
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+      t_start = beside_pass_start(p);
       for (int i = 0; i < NS && i < count; ++i) wait_prep_flag(p, chunk(i), h);
+    }
     __syncthreads();
   }
 #pragma unroll
@@ -1047,6 +1051,8 @@ __device__ __forceinline__ void chunk_range_loop(char* stages, const DeltaParams
     body(chunk(i), stage(i));
   }
   cp_async_wait<0>();
+  if constexpr (BESIDE)
+    if (threadIdx.x == 0) beside_pass_end(p, t_start, count);
 }
 template <class S, int NS, bool REVERSE, class Body, bool BESIDE = false>
 __device__ __forceinline__ void seq_chunk_loop(char* stages, const DeltaParams& p, int n, int h, int v0, int V,
@@ -1330,6 +1336,7 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // one fence.acq_rel.gpu for all of them (the block barrier after it orders every thread's copies).
 template <int NS>
 __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, int c_begin, int count, int h) {
+  prep_lead_step(p);
   if (i % kFenceEvery != 0 || i + NS >= count) return;
   unsigned set[kFenceEvery];
 #pragma unroll

@@ -7,11 +7,11 @@
 namespace rewy::delta::cuda_impl {
 
 // grad_items (DeltaParams): the overlapped backward's grad_chunk takes chunks in the order the
-// state passes finish them, {chunk, tok0, len, 0} each: `serial` by state_bwd's step (last chunk
-// of each sequence first), `paired` by the later of the replay's step (first chunk first) and
-// state_bwd's (the middle chunks first), for passes that run side by side. prep_order
-// (DeltaParams::prep_items): the forward's wy_prep beside its state pass takes chunks by their
-// place in their sequence, the order the pass reads them.
+// state passes finish them, {chunk, tok0, len, position in its sequence} each: `serial` by
+// state_bwd's step (last chunk of each sequence first), `paired` by the later of the replay's step
+// (first chunk first) and state_bwd's (the middle chunks first), for passes that run side by side.
+// prep_order (DeltaParams::prep_items): the forward's wy_prep beside its state pass takes chunks by
+// their place in their sequence, the order the pass reads them.
 struct ChunkTable {
   Tensor chunk_tok, chunk_len, seq_chunk;  // i32 [num_chunks], [num_chunks], [N + 1]
   Tensor grad_serial, grad_paired;         // i32 [num_chunks][4]

@@ -142,7 +142,7 @@ struct DeltaParams {
   // step in pass_done (one per V-slice CTA; [0, num_chunks H) the replay's H and E, [num_chunks H,
   // 2 num_chunks H) state_bwd's ∂H⁺ and ∂E), and grad_chunk starts a chunk once both counts reach
   // replay_slices and bwd_slices. grad_items: its CTAs' chunks in the order the passes finish them
-  // ({chunk, tok0, len, 0} [num_chunks]); grad_done: its finished CTAs (the last waits for the
+  // ({chunk, tok0, len, position} [num_chunks]); grad_done: its finished CTAs (the last waits for the
   // passes' grids). Null: no counts, the launch order alone orders the kernels.
   // pass_stalled: set by the first grad_chunk CTA that waited pass_wait_ns for a count in vain (it
   // stores kErrPassStall too); the others then stop waiting, and the backward's results are void.
@@ -156,7 +156,7 @@ struct DeltaParams {
   unsigned long long* phase_cycles = nullptr;
   // The forward with wy_prep beside its state pass (Config::prep_beside): the pass is launched
   // first and wy_prep as its programmatic dependent, on the SMs the pass leaves; wy_prep's CTAs
-  // take chunks in position order (prep_items: {chunk, tok0, len, 0} [num_chunks], every head of
+  // take chunks in position order (prep_items: {chunk, tok0, len, position} [num_chunks], every head of
   // one before the next) and flag each (chunk, head) out in prep_done [num_chunks][H]; the pass
   // issues a chunk's copies only once it is flagged. prep_done[num_chunks H]: wy_prep's finished
   // CTAs (the last waits for the pass's grid); [num_chunks H + 1]: set by the first pass CTA that
@@ -216,7 +216,22 @@ struct DeltaParams {
   // DeltaNet's state term of ∂K̄, s E (∂H⁺ / s)ᵀ in bf16, of each chunk [tok][H][K]
   // (Config::dk_state_term: state_bwd's DKS forms it, grad_chunk reads it in place of ∂H⁺; dHs then null).
   bf16_t* dKs = nullptr;
+  // Experiment preplead (REWY_PREP_LEAD=n, beside the pass): wy_prep's CTA for a chunk at position
+  // i of its sequence (prep_items' w) waits, a bounded while (kPrepLeadCapNs), until the pass's CTAs
+  // have finished (i − n) steps each (prep_done[num_chunks H + 2], which every pass CTA adds a step
+  // to, and its missing steps up to prep_max_count at its end): wy_prep runs about n chunks ahead,
+  // so what it reads and writes is still in L2 when the pass reads it. 0: off.
+  int prep_lead = 0, prep_pass_ctas = 0, prep_max_count = 0;
+  // REWY_BESIDE_CLOCK=1: the forward beside wy_prep, in globaltimer ns (BesideClock's words).
+  unsigned long long* beside_clock = nullptr;
 };
+// DeltaParams::beside_clock's words: the pass's first start (min) and last end (max), Σ over its
+// CTAs of their flag waits and of their spans; wy_prep's first start and last end, Σ over its
+// CTAs of the lead's waits, how many gave up waiting (kPrepLeadCapNs).
+enum BesideClock : int { kPassStart, kPassEnd, kPassWaits, kPassSpans, kPrepStart, kPrepEnd, kPrepWaits, kPrepCapped, kClockWords };
+// prep_done's words after the [num_chunks H] flags: wy_prep's finished CTAs, the stall, the pass's steps (preplead).
+enum : int { kPrepFinished = 0, kPrepStalled = 1, kPassSteps = 2, kPrepWords = 3 };
+inline constexpr unsigned long long kPrepLeadCapNs = 200000;
 
 // The kernel's CTAs run on this path (DeltaParams::path_flag; null: always).
 __device__ __forceinline__ bool on_path(const unsigned* flag, unsigned value) { return !flag || *flag == value; }
@@ -338,8 +353,9 @@ __device__ __forceinline__ void prep_count_out(const DeltaParams& p, int c, int 
   if (!p.prep_done) return;
   __syncthreads();
   if (threadIdx.x == 0) {
+    if (p.beside_clock) atomicMax(p.beside_clock + kPrepEnd, global_ns());
     count_release(p.prep_done + int64_t(c) * p.H + h);
-    if (atomicAdd(p.prep_done + int64_t(p.num_chunks) * p.H, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1)
+    if (atomicAdd(p.prep_done + int64_t(p.num_chunks) * p.H + kPrepFinished, 1u) == unsigned(p.num_chunks) * unsigned(p.H) - 1)
       pdl_wait_prerequisite();
   }
 }
@@ -353,8 +369,62 @@ __device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_re
 // wy_prep not started beside the pass, as where a tool runs grids one at a time).
 __device__ __forceinline__ bool wait_prep_flag(const DeltaParams& p, int c, int h) {
   const unsigned* const flag = p.prep_done + int64_t(c) * p.H + h;
-  return spin_until(p, [&] { return load_acquire(flag) != 0; }, p.prep_done + int64_t(p.num_chunks) * p.H + 1,
-                    kErrPrepStall);
+  auto wait = [&] {
+    return spin_until(p, [&] { return load_acquire(flag) != 0; }, p.prep_done + int64_t(p.num_chunks) * p.H + kPrepStalled,
+                      kErrPrepStall);
+  };
+  if (!p.beside_clock) return wait();
+  const unsigned long long t0 = global_ns();
+  const bool ok = wait();
+  atomicAdd(p.beside_clock + kPassWaits, global_ns() - t0);
+  return ok;
+}
+// The pass beside wy_prep, thread 0 (preplead, REWY_BESIDE_CLOCK): a step done (at each step's
+// end), its CTA's start, and its end with its steps short of prep_max_count (a shorter sequence's
+// CTA must not hold wy_prep's lead back).
+__device__ __forceinline__ void prep_lead_step(const DeltaParams& p, unsigned steps = 1) {
+  if (p.prep_lead && steps)
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;\n" ::"l"(p.prep_done + int64_t(p.num_chunks) * p.H + kPassSteps),
+                 "r"(steps) : "memory");
+}
+__device__ __forceinline__ unsigned long long beside_pass_start(const DeltaParams& p) {
+  if (!p.beside_clock) return 0;
+  const unsigned long long t = global_ns();
+  atomicMin(p.beside_clock + kPassStart, t);
+  return t;
+}
+__device__ __forceinline__ void beside_pass_end(const DeltaParams& p, unsigned long long t0, int count) {
+  prep_lead_step(p, unsigned(max(0, p.prep_max_count - count)));
+  if (!p.beside_clock) return;
+  const unsigned long long t = global_ns();
+  atomicMax(p.beside_clock + kPassEnd, t);
+  atomicAdd(p.beside_clock + kPassSpans, t - t0);
+}
+// wy_prep's CTA beside the pass, every thread, before its loads: for the chunk at position pos of
+// its sequence, preplead's wait (thread 0, then a block barrier); its start for REWY_BESIDE_CLOCK.
+__device__ __forceinline__ void prep_lead_wait(const DeltaParams& p, int pos) {
+  if (!p.prep_lead && !p.beside_clock) return;
+  if (threadIdx.x == 0) {
+    const unsigned long long t0 = global_ns();
+    if (p.beside_clock) atomicMin(p.beside_clock + kPrepStart, t0);
+    const unsigned need = unsigned(max(0, pos - p.prep_lead)) * unsigned(p.prep_pass_ctas);
+    const unsigned* const steps = p.prep_done + int64_t(p.num_chunks) * p.H + kPassSteps;
+    if (p.prep_lead && need > 0 && load_relaxed(steps) < need) {
+      bool capped = false;
+      for (unsigned ns = 64; load_relaxed(steps) < need; ns = ns < 1024 ? 2 * ns : ns) {
+        if (global_ns() - t0 > kPrepLeadCapNs) {
+          capped = true;
+          break;
+        }
+        __nanosleep(ns);
+      }
+      if (p.beside_clock) {
+        atomicAdd(p.beside_clock + kPrepWaits, global_ns() - t0);
+        if (capped) atomicAdd(p.beside_clock + kPrepCapped, 1ull);
+      }
+    }
+  }
+  if (p.prep_lead) __syncthreads();
 }
 
 // Where a chunk-parallel kernel's time goes: thread 0 of every CTA adds the SM cycles since the

@@ -44,7 +44,7 @@ ChunkTable build_chunk_table(const Dims& dims, Device dev, const Stream& s) {
     for (size_t i = 0; i < order.size(); ++i) order[i] = int64_t(i);
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return step[a] < step[b]; });
     std::vector<double> v;
-    for (int64_t c : order) v.insert(v.end(), {double(c), tok[c], len[c], 0.0});
+    for (int64_t c : order) v.insert(v.end(), {double(c), tok[c], len[c], double(step_fwd[c])});  // (w: its position)
     return v;
   };
   ChunkTable ct;
@@ -119,6 +119,45 @@ bool stall_passes_for_test() { return env_is_one("REWY_TEST_STALL_PASSES"); }
 // REWY_TEST_STALL_PREP=1 (GPU test): the forward's state pass beside wy_prep waits for flags that
 // never come, so its wait must end in kErrPrepStall.
 bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
+// Experiment preplead (DeltaParams::prep_lead): REWY_PREP_LEAD=n, or REWY_EXPERIMENTS=preplead4
+// (8, 16, 32; :variant as every switch); 0: off.
+int prep_lead(int variant) {
+  if (const char* e = std::getenv("REWY_PREP_LEAD")) return std::max(0, std::atoi(e));
+  for (const int lead : {4, 8, 16, 32})
+    if (experiment(("preplead" + std::to_string(lead)).c_str(), variant)) return lead;
+  return 0;
+}
+// REWY_BESIDE_CLOCK=1: each forward beside wy_prep synchronises and prints where its time went
+// (DeltaParams::beside_clock): the pass's and wy_prep's spans from the pass's first start, the
+// pass CTAs' mean span and flag waits, wy_prep's lead waits. A measurement aid; it costs a sync.
+struct BesideClockBuffer {
+  unsigned long long* device = nullptr;
+};
+unsigned long long* beside_clock_begin(cudaStream_t s) {
+  if (!env_is_one("REWY_BESIDE_CLOCK")) return nullptr;
+  static BesideClockBuffer buffer;
+  if (!buffer.device) CUDA_CHECK(cudaMalloc(&buffer.device, kClockWords * sizeof(unsigned long long)));
+  unsigned long long init[kClockWords] = {};
+  init[kPassStart] = init[kPrepStart] = ~0ull;
+  CUDA_CHECK(cudaMemcpyAsync(buffer.device, init, sizeof(init), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));  // (init is on this stack)
+  return buffer.device;
+}
+void beside_clock_report(const unsigned long long* clock, cudaStream_t s, int64_t pass_ctas, int64_t prep_ctas,
+                         int lead, int variant, const Dims& d) {
+  unsigned long long c[kClockWords];
+  CUDA_CHECK(cudaMemcpyAsync(c, clock, sizeof(c), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const double t0 = double(c[kPassStart]), us = 1e-3;
+  std::fprintf(stderr,
+               "beside clock %s (B=%lld T=%lld H=%lld, %lld pass CTAs, lead %d): pass ends %.1f us, wy_prep starts %.1f "
+               "ends %.1f us; pass CTA mean span %.1f us, flag waits %.1f us; wy_prep lead waits %.2f us a CTA, "
+               "%llu capped\n",
+               variant_name(variant), (long long)d.B, (long long)d.T, (long long)d.H, (long long)pass_ctas, lead,
+               (double(c[kPassEnd]) - t0) * us, (double(c[kPrepStart]) - t0) * us, (double(c[kPrepEnd]) - t0) * us,
+               double(c[kPassSpans]) * us / double(pass_ctas), double(c[kPassWaits]) * us / double(pass_ctas),
+               double(c[kPrepWaits]) * us / double(prep_ctas), c[kPrepCapped]);
+}
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
 // for a wy_prep not yet launched), not under a tool that runs grids one at a time, known by the
@@ -910,13 +949,18 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
   if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
-    const int64_t words = int64_t(ct.num_chunks) * d.H + 2;
+    const int64_t words = int64_t(ct.num_chunks) * d.H + kPrepWords;
     // REWY_TEST_STALL_PREP=1 (GPU test): wy_prep flags a second copy that the pass never reads.
     p.prep_stall_for_test = stall_prep_for_test();
     prep_done = Tensor::zeros({p.prep_stall_for_test ? 2 * words : words}, DType::I32, dev, &s);
     p.prep_done = ptr<unsigned>(prep_done);
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = pass_wait_ns();
+    p.prep_lead = prep_lead(var);
+    p.prep_pass_ctas = int(pairs * (d.V / slice));
+    for (int64_t n = 0; n < d.N; ++n)
+      p.prep_max_count = std::max<int>(p.prep_max_count, int((d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk));
+    p.beside_clock = beside_clock_begin(static_cast<cudaStream_t>(s.handle));
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }
   // The decay cut ahead (cut_first): its own params over the segment layout, the sequential
@@ -950,6 +994,9 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   else if (r.ht.defined())  // no tokens: the state passes straight through
     r.ht.copy_from(in.h0.defined() ? in.h0 : Tensor::zeros(r.ht.shape(), DType::F32, dev, &s), &s);
 
+  if (p.beside_clock && ct.num_chunks > 0)
+    beside_clock_report(p.beside_clock, static_cast<cudaStream_t>(s.handle), p.prep_pass_ctas,
+                        int64_t(ct.num_chunks) * d.H, p.prep_lead, var, d);
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   // (𝒯 Diag(β) kept only for DeltaNet and GDN, whose replay reads it: KDA's fused form's goes.)
   if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows, fuses_wu(var) ? row_betas : Tensor());

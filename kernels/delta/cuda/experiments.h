@@ -26,9 +26,10 @@ namespace rewy::delta::cuda_impl {
 // ∂K̄ state term from state_bwd, the default's under Config::dk_state_term Auto: delta_cuda.cu's
 // backward; the path: state_bwd_wg_kernel's DKS, grad_chunk's EXP + 4000); prep3 (the fused
 // forward's wy_prep at three CTAs an SM at K = 128, not the default's four: launch_prep);
-// notbrows (𝒯 Diag(β) instead of β on the rows: delta_cuda.cu's beta_on_rows); norpass, rpass,
-// rpassearly (the forward pass with the state in registers off, for GDN at V-slices of 128 too,
-// its EARLY form: launch_state_fwd_as);
+// notbrows (𝒯 Diag(β) instead of β on the rows: delta_cuda.cu's beta_on_rows); norpass, rpass
+// (the forward pass with the state in registers off, for GDN at V-slices of 128 too:
+// launch_state_fwd_as); preplead4, preplead8, preplead16, preplead32 (wy_prep beside the forward's
+// pass at most that many chunks ahead of it: delta_cuda.cu's prep_lead);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -406,14 +406,12 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 }
 
 // The forward pass with the state in registers (state_fwd_reg.cuh; where launch_state_fwd_as
-// takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice). EARLY: the kernel's
-// (experiment rpassearly).
-template <int VAR, int K, int V, int BV, bool BESIDE, bool EARLY = false>
+// takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice).
+template <int VAR, int K, int V, int BV, bool BESIDE>
 void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
   using L = RegPassLayout<K, V, BV, VAR == kGDN>;
-  constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE, EARLY>;
-  static const std::string name = kname(
-      (std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (EARLY ? "_early" : "")).c_str(), VAR, K, V, BV);
+  constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE>;
+  static const std::string name = kname(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg", VAR, K, V, BV);
   launch_sequential<kKernel, L::total, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s);
   count_register_pass();
 }
@@ -429,10 +427,8 @@ void launch_state_fwd_as(const DeltaParams& p, cudaStream_t s, const tma::StateM
   // decay cut's shapes untouched (H100, 2026-12-06, docs/measurements/2026-12-06-s61/call2/, call3/).
   // REWY_EXPERIMENTS=norpass keeps state_fwd_body's pass; rpass takes GDN's at 128 too.
   if constexpr (fuses_wu(VAR) && OUTPUT && !STORE && !SGATE && K == 128 && fused_wu(VAR, OUTPUT, STORE, BV))
-    if (!experiment("norpass", VAR) && (VAR == kDeltaNet || BV == 64 || experiment("rpass", VAR))) {
-      if (experiment("rpassearly", VAR)) return launch_state_fwd_reg<VAR, K, V, BV, BESIDE, true>(p, s);
+    if (!experiment("norpass", VAR) && (VAR == kDeltaNet || BV == 64 || experiment("rpass", VAR)))
       return launch_state_fwd_reg<VAR, K, V, BV, BESIDE>(p, s);
-    }
   // The Recompute forward of channel gates with p.Tbeta set (kfuse in delta_cuda.cu's forward): E
   // from 𝒯 Diag(β), K ⊙ Γ and v (KDA) or 𝒯, Y_W and Y_U (GDN2) (state_fwd_body's KFUSE), by
   // column halves at V-slices of 128 as DeltaNet's and GDN's. Not beside wy_prep: there it lost
@@ -832,7 +828,7 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
       pass();
     }
     DeltaParams qp = q;
-    if (beside && q.prep_stall_for_test) qp.prep_done += int64_t(q.num_chunks) * q.H + 2;
+    if (beside && q.prep_stall_for_test) qp.prep_done += int64_t(q.num_chunks) * q.H + kPrepWords;
     launch_prep<VAR, K, V>(qp, li.stream, li.prep_warps, li.prep_overlap, li.prep_split, beside);
     if (!beside) pass();
   });

@@ -76,10 +76,7 @@ struct RegPassLayout {
 
 // BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside), its
 // per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
-// EARLY (experiment rpassearly): V's fragment and the rows' β are read before Hᵀ Kᵀ is waited
-// for, and a step's O leaves at the next step, under its Hᵀ Kᵀ, instead of at its own end (the
-// last after the loop): both off the step's chain.
-template <int VAR, int K, int V, int BV, bool BESIDE, bool EARLY = false>
+template <int VAR, int K, int V, int BV, bool BESIDE>
 __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreadsA, 1)
     state_fwd_reg_kernel(const DeltaParams p) {
   static_assert(VAR == kDeltaNet || VAR == kGDN, "the register pass: DeltaNet's and GDN's fused forward");
@@ -104,9 +101,12 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto span = [&](int i) { return i < count ? ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]} : ChunkSpan{0, 0}; };
   auto stage = [&](int i) { return smem + (i % NS) * S::bytes; };
+  [[maybe_unused]] unsigned long long t_start = 0;  // BESIDE: REWY_BESIDE_CLOCK's
   if constexpr (BESIDE) {
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+      t_start = beside_pass_start(p);
       for (int i = 0; i < NS && i < count; ++i) wait_prep_flag(p, c_begin + i, h);
+    }
     __syncthreads();
   }
 #pragma unroll
@@ -116,28 +116,6 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   }
   ChunkSpan ahead = span(NS - 1);
   const int r0 = wg::frag_row(), q4 = threadIdx.x & 3;
-  [[maybe_unused]] uint32_t opk[16];          // EARLY: s O as bf16 pairs, held from its step to the next
-  [[maybe_unused]] ChunkSpan sp_prev{0, 0};   // EARLY: the span of the step whose O is in opk
-  if constexpr (EARLY)
-#pragma unroll
-    for (int k = 0; k < 16; ++k) opk[k] = 0u;
-  // O's rows (tokens) from Oᵀ, which the caller transposed into the staging tile: 16-byte row pieces.
-  auto rows_out = [&](const ChunkSpan& sp) {
-    warpgroup_sync(1 + wgi);
-    const int t = threadIdx.x & 127;
-#pragma unroll
-    for (int k = 0; k < kChunk * 8 / 128; ++k) {
-      const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
-      if (row < sp.len)
-        *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
-            *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
-    }
-  };
-  // EARLY: the packed O of the step before.
-  [[maybe_unused]] auto store_o = [&](const ChunkSpan& sp) {
-    wg::store_packed_transposed<64>(opk, Ot);
-    rows_out(sp);
-  };
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     cp_async_wait<NS - 2>();  // this thread's copies of chunk i
@@ -164,38 +142,13 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     float accD[32], accO[32];
     wg::gemm_reg_a_issue<64, K, Major::K>(accD, aH, Kb, false);  // Hᵀ Kᵀ
     wg::commit();
-    [[maybe_unused]] uint32_t vv_e[4][4];  // EARLY: V's fragment (ldmatrix.trans, as below)
-    [[maybe_unused]] float bc_e[16];       // EARLY: β of the fragment's columns
-    if constexpr (EARLY) {
-      const int lane = threadIdx.x & 31, m = lane >> 3, vrow = 64 * wgi + 16 * ((threadIdx.x >> 5) & 3) + 8 * (m & 1);
-#pragma unroll
-      for (int jj = 0; jj < 8; jj += 2)
-        ldsm_x4_trans(vv_e[jj / 2], Vs + wg::tile_offset<kChunk>(8 * (jj + (m >> 1)) + (lane & 7), vrow));
-#pragma unroll
-      for (int j2 = 0; j2 < 8; ++j2)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) bc_e[2 * j2 + e] = p.row_betas ? rb[8 * j2 + 2 * q4 + e] : 1.f;
-      store_o(sp_prev);  // the last step's O (none at the first: its span is empty)
-    }
     wg::gemm_reg_a_issue<64, K, Major::K>(accO, aH, Qh, false);  // Hᵀ Qᵀ
     wg::commit();
     wg::wait<1>();
     wg::fence_accumulator(accD);
     phase_mark(p.phase_cycles, 1);
     // D'ᵀ = (Vᵀ − Hᵀ Kᵀ Diag(e^G)) Diag(β): column c of the fragment is the chunk's row c.
-    if constexpr (EARLY) {
-#pragma unroll
-      for (int x = 0; x < 16; ++x) {  // (x / 4: the ldmatrix, x % 4: its matrix, as below)
-        const int j2 = 2 * (x / 4) + ((x % 4) >> 1), hh = x & 1;
-        const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&vv_e[x / 4][x % 4]));
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const float g = kGate ? row_gates[8 * j2 + 2 * q4 + e] : 1.f;
-          float& x_ = accD[4 * j2 + 2 * hh + e];
-          x_ = bc_e[2 * j2 + e] * ((e ? vf.y : vf.x) - g * x_);
-        }
-      }
-    } else {  // V's fragment transposed by ldmatrix.trans: an x4 gives n8 tiles jj, jj + 1 at both row halves
+    {  // V's fragment transposed by ldmatrix.trans: an x4 gives n8 tiles jj, jj + 1 at both row halves
       const int lane = threadIdx.x & 31, m = lane >> 3, vrow = 64 * wgi + 16 * ((threadIdx.x >> 5) & 3) + 8 * (m & 1);
 #pragma unroll
       for (int jj = 0; jj < 8; jj += 2) {
@@ -214,7 +167,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
           }
         }
       }
-    }  // (else: V's fragment and β read after the wait)
+    }
     uint32_t aD[4][4];
     wg::frag_to_a<64>(accD, aD);
     float accE[32];
@@ -243,23 +196,24 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     wg::wait<0>();
     wg::fence_accumulator(Hacc);
     wg::fence_accumulator(accO);
-    if constexpr (EARLY) {  // O leaves at the next step
-      wg::pack_fragment<64>(accO, p.scale, opk);
-      sp_prev = sp;
-    } else {
-      wg::store_transposed<64>(accO, Ot, 0, p.scale);
-      rows_out(sp);
+    // O's rows (tokens) from Oᵀ: transposed into the staging tile, then 16-byte row pieces.
+    wg::store_transposed<64>(accO, Ot, 0, p.scale);
+    warpgroup_sync(1 + wgi);
+    const int t = threadIdx.x & 127;
+#pragma unroll
+    for (int k = 0; k < kChunk * 8 / 128; ++k) {
+      const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
+      if (row < sp.len)
+        *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
+            *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
     }
     if constexpr (BESIDE)
       if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h);
     phase_mark(p.phase_cycles, 3);
   }
   cp_async_wait<0>();
-  if constexpr (EARLY)
-    if (count > 0) {
-      warpgroup_sync(1 + wgi);  // every thread's reads of the staging tile's last O (no block barrier since)
-      store_o(sp_prev);
-    }
+  if constexpr (BESIDE)
+    if (threadIdx.x == 0) beside_pass_end(p, t_start, count);
   if (p.ht) wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { p.ht[state_at + int64_t(d) * V + r] = x; });
 }
 

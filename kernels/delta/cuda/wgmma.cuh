@@ -245,35 +245,6 @@ __device__ __forceinline__ void stmatrix_fragment(const float (&acc)[N / 2], bf1
   }
 }
 
-// The warpgroup's m64nN fragment times alpha as bf16 pairs, in stmatrix_fragment's register order
-// (pk[2j]: row 16w + g, columns 8j + 2q, + 1; pk[2j + 1]: row + 8): a value to keep beside later
-// products without holding registers a wgmma wrote (ptxas waits out every product in flight before
-// such a read), and half the registers.
-template <int N>
-__device__ __forceinline__ void pack_fragment(const float (&acc)[N / 2], float alpha, uint32_t (&pk)[N / 4]) {
-#pragma unroll
-  for (int j = 0; j < N / 8; ++j) {
-    pk[2 * j] = pack_bf16x2(alpha * acc[4 * j], alpha * acc[4 * j + 1]);
-    pk[2 * j + 1] = pack_bf16x2(alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]);
-  }
-}
-
-// T[c][r] = the packed fragment's (r, c): stmatrix_fragment's transposed store (T of N rows) from
-// pack_fragment's registers.
-template <int N>
-__device__ __forceinline__ void store_packed_transposed(const uint32_t (&pk)[N / 4], bf16_t* T) {
-  static_assert(N % 16 == 0, "pairs of n8 tiles");
-  const int t = threadIdx.x & 127, w = t >> 5, m = (t & 31) >> 3, i = t & 7;
-#pragma unroll
-  for (int j = 0; j < N / 8; j += 2) {
-    const int jj = j + (m >> 1), half = m & 1;
-    const uint32_t a = smem_addr(T + tile_offset<N>(8 * jj + i, 16 * w + 8 * half));
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(pk[2 * j]),
-                 "r"(pk[2 * j + 1]), "r"(pk[2 * j + 2]), "r"(pk[2 * j + 3])
-                 : "memory");
-  }
-}
-
 // Row of this thread's first fragment entries in the warpgroup's m64nN fragment (its second: + 8).
 __device__ __forceinline__ int frag_row() { return 16 * ((threadIdx.x & 127) >> 5) + ((threadIdx.x & 31) >> 2); }
 

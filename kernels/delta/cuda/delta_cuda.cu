@@ -119,13 +119,20 @@ bool stall_passes_for_test() { return env_is_one("REWY_TEST_STALL_PASSES"); }
 // REWY_TEST_STALL_PREP=1 (GPU test): the forward's state pass beside wy_prep waits for flags that
 // never come, so its wait must end in kErrPrepStall.
 bool stall_prep_for_test() { return env_is_one("REWY_TEST_STALL_PREP"); }
-// Experiment preplead (DeltaParams::prep_lead): REWY_PREP_LEAD=n, or REWY_EXPERIMENTS=preplead4
-// (8, 16, 32; :variant as every switch); 0: off.
+// wy_prep's lead beside the forward's pass (DeltaParams::prep_lead; 0: none): DeltaNet's 16 chunks.
+// Its Recompute forward at shapes 2, 3, 5 (the beside forwards at 2 and 5) 1.036x against none
+// (1.000 at shape 3); lead 8 0.83x (the pass waited for wy_prep: flag waits 141 us a CTA at (2,
+// 8192, 16)), 4 far slower (wy_prep's CTAs waited out their cap), 32 as 16; KDA and GDN2 1.002x
+// at 16 (H200, 2026-12-06, docs/measurements/2026-12-06-s62/call2/). At (1, 32768, 32) the pass's
+// last CTA ended 1196 us after the first started, 83 us after the mean CTA; with the lead 1123 and
+// 42: the pass's CTAs finish more evenly. A lead must exceed the pass's stages plus kFenceEvery
+// (the chunks a pass CTA waits for ahead of its step). REWY_PREP_LEAD=n or
+// REWY_EXPERIMENTS=preplead4 (8, 16, 32; :variant as every switch) sets one, noplead none.
 int prep_lead(int variant) {
   if (const char* e = std::getenv("REWY_PREP_LEAD")) return std::max(0, std::atoi(e));
   for (const int lead : {4, 8, 16, 32})
     if (experiment(("preplead" + std::to_string(lead)).c_str(), variant)) return lead;
-  return 0;
+  return variant == kDeltaNet && !experiment("noplead", variant) ? 16 : 0;
 }
 // REWY_BESIDE_CLOCK=1: each forward beside wy_prep synchronises and prints where its time went
 // (DeltaParams::beside_clock): the pass's and wy_prep's spans from the pass's first start, the

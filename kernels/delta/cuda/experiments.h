@@ -30,9 +30,7 @@ namespace rewy::delta::cuda_impl {
 // (the forward pass with the state in registers off, for GDN at V-slices of 128 too:
 // launch_state_fwd_as); preplead4, preplead8, preplead16, preplead32, noplead (wy_prep beside the
 // forward's pass at most that many chunks ahead of it, or without a lead: delta_cuda.cu's
-// prep_lead); besidef4, besidef4pad (the four-CTA wy_prep beside the forward's register pass, that
-// pass with all of its SM's shared memory so that none of wy_prep's CTAs share its SM: launch_prep,
-// launch_state_fwd_reg);
+// prep_lead);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -312,11 +312,12 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // where it applies (shapes 0, 1, 4), 1.020-1.041x GDN at all six (the decay cut runs wy_prep
   // alone) (H100, 2026-12-06, experiment prep4, docs/measurements/2026-12-06-s59/call3/).
   // REWY_EXPERIMENTS=prep3 times the three-CTA kernel.
-  // (Beside the register pass under besidef4 or besidef4pad: the four-CTA kernel's 44 KB CTAs fit
-  // beside the pass's 180 KB one at V-slices of 64, unless besidef4pad pads the pass.)
+  // (Beside the register pass the four-CTA kernel gained nothing, with or without the pass padded
+  // to a whole SM's shared memory: DeltaNet's forward 1.000x / 0.997x at shapes 2, 3, 5, H100,
+  // 2026-12-06, experiments besidef4 and besidef4pad, docs/measurements/2026-12-06-s62/call3/:
+  // wy_prep follows the pass's lead there, and the pass's step is 2.1 us beside it either way.)
   if constexpr (fuses_wu(VAR))
-    if (fused && warps == 8 && (!beside || experiment("besidef4", VAR) || experiment("besidef4pad", VAR)) &&
-        !experiment("prep2", VAR)) {
+    if (fused && warps == 8 && !beside && !experiment("prep2", VAR)) {
       if constexpr (K == 128)
         if (!experiment("prep3", VAR))
           return launch_prep_threads<VAR, K, V, kThreads, false, kPrepFused4Exp>(p, s, beside, load_only);
@@ -415,11 +416,7 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
   using L = RegPassLayout<K, V, BV, VAR == kGDN>;
   constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE>;
   static const std::string name = kname(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg", VAR, K, V, BV);
-  bool padded = false;
-  if constexpr (BESIDE && L::total < 226 * 1024)
-    if ((padded = experiment("besidef4pad", VAR)))  // (every byte an SM lends a CTA, less the phase clock's)
-      launch_sequential<kKernel, 226 * 1024, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s);
-  if (!padded) launch_sequential<kKernel, L::total, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s);
+  launch_sequential<kKernel, L::total, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s);
   count_register_pass();
 }
 

@@ -1338,6 +1338,10 @@ template <int NS>
 __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, int c_begin, int count, int h) {
   prep_lead_step(p);
   if (i % kFenceEvery != 0 || i + NS >= count) return;
+  if (p.prep_flag_acquire == 1) {  // (flagacq)
+    for (int k = 0; k < kFenceEvery && i + NS + k < count; ++k) wait_prep_flag(p, c_begin + i + NS + k, h);
+    return;
+  }
   unsigned set[kFenceEvery];
 #pragma unroll
   for (int k = 0; k < kFenceEvery; ++k)
@@ -1345,7 +1349,8 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 #pragma unroll
   for (int k = 0; k < kFenceEvery; ++k)
     if (set[k] == 0) wait_prep_flag(p, c_begin + i + NS + k, h);
-  fence_acq_rel_gpu();
+  if (p.prep_flag_acquire == 2) fence_acquire_gpu();  // (fenceacq)
+  else fence_acq_rel_gpu();
 }
 
 // The decay cut's pass (WARM): this CTA's (segment, head), taken in the order CTAs start

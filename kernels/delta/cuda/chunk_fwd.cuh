@@ -1333,15 +1333,16 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // Beside wy_prep, thread 0 at the end of step i (before its last barrier) of a sequence whose
 // chunks are c_begin + [0, count): every kFenceEvery steps, the flags of the chunks the next
 // kFenceEvery steps issue (i + NS on), read relaxed and together, waited for where not set, then
-// one fence.acq_rel.gpu for all of them (the block barrier after it orders every thread's copies).
+// one fence.acquire.gpu for all of them (the block barrier after it orders every thread's copies).
+// (fence.acq_rel.gpu, before: MEMBAR.ALL.GPU, which waits for thread 0's stores of O, then
+// CCTL.IVALL; fence.acquire.gpu is CCTL.IVALL alone. Recompute forward at (2, 8192, 16) and (1,
+// 32768, 32) 1.019x / 1.025x DeltaNet, 1.017x / 1.021x KDA, 1.015x / 1.020x GDN2, two rounds each;
+// acquire loads of the flags and no fence lost, 0.98x: they are one L2 round trip after another.
+// H100, 2026-12-06, experiments fenceacq and flagacq, docs/measurements/2026-12-06-s62/call5/.)
 template <int NS>
 __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, int c_begin, int count, int h) {
   prep_lead_step(p);
   if (i % kFenceEvery != 0 || i + NS >= count) return;
-  if (p.prep_flag_acquire == 1) {  // (flagacq)
-    for (int k = 0; k < kFenceEvery && i + NS + k < count; ++k) wait_prep_flag(p, c_begin + i + NS + k, h);
-    return;
-  }
   unsigned set[kFenceEvery];
 #pragma unroll
   for (int k = 0; k < kFenceEvery; ++k)
@@ -1349,8 +1350,7 @@ __device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, in
 #pragma unroll
   for (int k = 0; k < kFenceEvery; ++k)
     if (set[k] == 0) wait_prep_flag(p, c_begin + i + NS + k, h);
-  if (p.prep_flag_acquire == 2) fence_acquire_gpu();  // (fenceacq)
-  else fence_acq_rel_gpu();
+  fence_acquire_gpu();
 }
 
 // The decay cut's pass (WARM): this CTA's (segment, head), taken in the order CTAs start

@@ -224,10 +224,6 @@ struct DeltaParams {
   int prep_lead = 0, prep_pass_ctas = 0, prep_max_count = 0;
   // REWY_BESIDE_CLOCK=1: the forward beside wy_prep, in globaltimer ns (BesideClock's words).
   unsigned long long* beside_clock = nullptr;
-  // Experiments flagacq and fenceacq: the pass beside wy_prep takes each flag prep_fence_point
-  // reads with an acquire load and no fence (1), or reads them relaxed and then fence.acquire.gpu
-  // (2), instead of fence.acq_rel.gpu (0), which also waits for thread 0's stores of O.
-  int prep_flag_acquire = 0;
 };
 // DeltaParams::beside_clock's words: the pass's first start (min) and last end (max), Σ over its
 // CTAs of their flag waits and of their spans; wy_prep's first start and last end, Σ over its
@@ -368,7 +364,6 @@ __device__ __forceinline__ unsigned load_relaxed(const unsigned* at) {
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
   return v;
 }
-__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;\n" ::: "memory"); }
 __device__ __forceinline__ void fence_acquire_gpu() { asm volatile("fence.acquire.gpu;\n" ::: "memory"); }
 // The pass's wait for wy_prep's flag of chunk c of head h (kErrPrepStall; a flag that never comes:
 // wy_prep not started beside the pass, as where a tool runs grids one at a time).

@@ -227,7 +227,8 @@ struct DeltaParams {
 };
 // DeltaParams::beside_clock's words: the pass's first start (min) and last end (max), Σ over its
 // CTAs of their flag waits and of their spans; wy_prep's first start and last end, Σ over its
-// CTAs of the lead's waits, how many gave up waiting (kPrepLeadCapNs).
+// CTAs of the lead's waits, how many gave up waiting (kPrepLeadCapNs); then kMaxPhases words, the
+// pass's phase cycles (its DeltaParams::phase_cycles, beside wy_prep).
 enum BesideClock : int { kPassStart, kPassEnd, kPassWaits, kPassSpans, kPrepStart, kPrepEnd, kPrepWaits, kPrepCapped, kClockWords };
 // prep_done's words after the [num_chunks H] flags: wy_prep's finished CTAs, the stall, the pass's steps (preplead).
 enum : int { kPrepFinished = 0, kPrepStalled = 1, kPassSteps = 2, kPrepWords = 3 };

@@ -136,34 +136,39 @@ int prep_lead(int variant) {
 }
 // REWY_BESIDE_CLOCK=1: each forward beside wy_prep synchronises and prints where its time went
 // (DeltaParams::beside_clock): the pass's and wy_prep's spans from the pass's first start, the
-// pass CTAs' mean span and flag waits, wy_prep's lead waits. A measurement aid; it costs a sync.
+// pass CTAs' mean span and flag waits, wy_prep's lead waits, and the pass's step by its phases
+// (SM cycles a CTA and step, as REWY_KERNEL_TIMING=2 gives them for the pass alone, there summed
+// over a pair's V-slices). A measurement aid; it costs a sync.
 struct BesideClockBuffer {
   unsigned long long* device = nullptr;
 };
 unsigned long long* beside_clock_begin(cudaStream_t s) {
   if (!env_is_one("REWY_BESIDE_CLOCK")) return nullptr;
   static BesideClockBuffer buffer;
-  if (!buffer.device) CUDA_CHECK(cudaMalloc(&buffer.device, kClockWords * sizeof(unsigned long long)));
-  unsigned long long init[kClockWords] = {};
+  constexpr size_t kWords = kClockWords + kMaxPhases;
+  if (!buffer.device) CUDA_CHECK(cudaMalloc(&buffer.device, kWords * sizeof(unsigned long long)));
+  unsigned long long init[kWords] = {};
   init[kPassStart] = init[kPrepStart] = ~0ull;
   CUDA_CHECK(cudaMemcpyAsync(buffer.device, init, sizeof(init), cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaStreamSynchronize(s));  // (init is on this stack)
   return buffer.device;
 }
 void beside_clock_report(const unsigned long long* clock, cudaStream_t s, int64_t pass_ctas, int64_t prep_ctas,
-                         int lead, int variant, const Dims& d) {
-  unsigned long long c[kClockWords];
+                         int lead, int max_count, int variant, const Dims& d) {
+  unsigned long long c[kClockWords + kMaxPhases];
   CUDA_CHECK(cudaMemcpyAsync(c, clock, sizeof(c), cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
+  const double steps = double(pass_ctas) * std::max(1, max_count);
+  auto phase = [&](int i) { return double(c[kClockWords + i]) / steps; };
   const double t0 = double(c[kPassStart]), us = 1e-3;
   std::fprintf(stderr,
                "beside clock %s (B=%lld T=%lld H=%lld, %lld pass CTAs, lead %d): pass ends %.1f us, wy_prep starts %.1f "
                "ends %.1f us; pass CTA mean span %.1f us, flag waits %.1f us; wy_prep lead waits %.2f us a CTA, "
-               "%llu capped\n",
+               "%llu capped; a pass CTA's step, SM cycles: wait %.0f | H^T %.0f | E|QH %.0f | KE|PE,o %.0f\n",
                variant_name(variant), (long long)d.B, (long long)d.T, (long long)d.H, (long long)pass_ctas, lead,
                (double(c[kPassEnd]) - t0) * us, (double(c[kPrepStart]) - t0) * us, (double(c[kPrepEnd]) - t0) * us,
                double(c[kPassSpans]) * us / double(pass_ctas), double(c[kPassWaits]) * us / double(pass_ctas),
-               double(c[kPrepWaits]) * us / double(prep_ctas), c[kPrepCapped]);
+               double(c[kPrepWaits]) * us / double(prep_ctas), c[kPrepCapped], phase(0), phase(1), phase(2), phase(3));
 }
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
@@ -1003,7 +1008,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
 
   if (p.beside_clock && ct.num_chunks > 0)
     beside_clock_report(p.beside_clock, static_cast<cudaStream_t>(s.handle), p.prep_pass_ctas,
-                        int64_t(ct.num_chunks) * d.H, p.prep_lead, var, d);
+                        int64_t(ct.num_chunks) * d.H, p.prep_lead, p.prep_max_count, var, d);
   r.pending = std::make_shared<ForwardCheck>(dev.index, cfg.variant, static_cast<cudaStream_t>(s.handle));
   // (𝒯 Diag(β) kept only for DeltaNet and GDN, whose replay reads it: KDA's fused form's goes.)
   if (!save) keep_recompute_set(sv, fuses_wu(var) ? Tbeta : Tensor(), gate_rows, fuses_wu(var) ? row_betas : Tensor());

@@ -819,8 +819,10 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
     if (!beside) q.prep_done = nullptr, q.prep_items = nullptr;
     auto pass = [&] {
       if (beside) {
-        if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true, true>(q, li.stream);
-        else launch_state_fwd<VAR, K, V, BV, true, false, true>(q, li.stream);
+        DeltaParams qs = q;  // REWY_BESIDE_CLOCK: the pass's phases beside wy_prep (not wy_prep's)
+        if (q.beside_clock) qs.phase_cycles = q.beside_clock + kClockWords;
+        if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true, true>(qs, li.stream);
+        else launch_state_fwd<VAR, K, V, BV, true, false, true>(qs, li.stream);
       } else {
         if (li.store_state) launch_state_fwd<VAR, K, V, BV, true, true>(q, li.stream, li.maps);
         else launch_state_fwd<VAR, K, V, BV, true, false>(q, li.stream, li.maps);

@@ -224,6 +224,9 @@ struct DeltaParams {
   int prep_lead = 0, prep_pass_ctas = 0, prep_max_count = 0;
   // REWY_BESIDE_CLOCK=1: the forward beside wy_prep, in globaltimer ns (BesideClock's words).
   unsigned long long* beside_clock = nullptr;
+  // Experiment flagearly: the pass beside wy_prep issues a fence point's flag loads at its step's
+  // start (prep_flags_issue), so that their L2 round trip runs under the step's products.
+  bool prep_flags_early = false;
 };
 // DeltaParams::beside_clock's words: the pass's first start (min) and last end (max), Σ over its
 // CTAs of their flag waits and of their spans; wy_prep's first start and last end, Σ over its

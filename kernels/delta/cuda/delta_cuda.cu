@@ -969,6 +969,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = pass_wait_ns();
     p.prep_lead = prep_lead(var);
+    p.prep_flags_early = experiment("flagearly", var);
     p.prep_pass_ctas = int(pairs * (d.V / slice));
     for (int64_t n = 0; n < d.N; ++n)
       p.prep_max_count = std::max<int>(p.prep_max_count, int((d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk));

@@ -126,6 +126,9 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();
     phase_mark(p.phase_cycles, 0);
+    [[maybe_unused]] unsigned flags[kFenceEvery];  // BESIDE, flagearly: the fence point's flags
+    if constexpr (BESIDE)
+      if (threadIdx.x == 0 && p.prep_flags_early) prep_flags_issue<NS>(p, i, c_begin, count, h, flags);
     char* const st = stage(i);
     const bf16_t* const T = reinterpret_cast<const bf16_t*>(st + S::T);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
@@ -208,7 +211,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
             *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
     }
     if constexpr (BESIDE)
-      if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h);
+      if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h, flags, p.prep_flags_early);
     phase_mark(p.phase_cycles, 3);
   }
   cp_async_wait<0>();

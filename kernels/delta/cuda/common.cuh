@@ -216,11 +216,12 @@ struct DeltaParams {
   // DeltaNet's state term of ∂K̄, s E (∂H⁺ / s)ᵀ in bf16, of each chunk [tok][H][K]
   // (Config::dk_state_term: state_bwd's DKS forms it, grad_chunk reads it in place of ∂H⁺; dHs then null).
   bf16_t* dKs = nullptr;
-  // Experiment preplead (REWY_PREP_LEAD=n, beside the pass): wy_prep's CTA for a chunk at position
-  // i of its sequence (prep_items' w) waits, a bounded while (kPrepLeadCapNs), until the pass's CTAs
-  // have finished (i − n) steps each (prep_done[num_chunks H + 2], which every pass CTA adds a step
-  // to, and its missing steps up to prep_max_count at its end): wy_prep runs about n chunks ahead,
-  // so what it reads and writes is still in L2 when the pass reads it. 0: off.
+  // wy_prep's lead beside the pass (delta_cuda.cu's prep_lead: DeltaNet's 16 by default,
+  // REWY_PREP_LEAD=n, preplead16...): wy_prep's CTA for a chunk at position i of its sequence
+  // (prep_items' w) waits, a bounded while (kPrepLeadCapNs), until the pass's CTAs have finished
+  // (i − n) steps each (prep_done[num_chunks H + 2], which every pass CTA adds a step to, and its
+  // missing steps up to prep_max_count at its end): wy_prep runs about n chunks ahead, so what it
+  // reads and writes is still in L2 when the pass reads it. 0: off.
   int prep_lead = 0, prep_pass_ctas = 0, prep_max_count = 0;
   // REWY_BESIDE_CLOCK=1: the forward beside wy_prep, in globaltimer ns (BesideClock's words).
   unsigned long long* beside_clock = nullptr;

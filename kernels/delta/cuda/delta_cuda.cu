@@ -158,6 +158,11 @@ void beside_clock_report(const unsigned long long* clock, cudaStream_t s, int64_
   unsigned long long c[kClockWords + kMaxPhases];
   CUDA_CHECK(cudaMemcpyAsync(c, clock, sizeof(c), cudaMemcpyDeviceToHost, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
+  if (c[kPassStart] == ~0ull) {  // (GDN's decay cut, its own path taken: the sequential pass left at once)
+    std::fprintf(stderr, "beside clock %s (B=%lld T=%lld H=%lld): the pass beside wy_prep did not run\n",
+                 variant_name(variant), (long long)d.B, (long long)d.T, (long long)d.H);
+    return;
+  }
   const double steps = double(pass_ctas) * std::max(1, max_count);
   auto phase = [&](int i) { return double(c[kClockWords + i]) / steps; };
   const double t0 = double(c[kPassStart]), us = 1e-3;

@@ -139,19 +139,16 @@ int prep_lead(int variant) {
 // pass CTAs' mean span and flag waits, wy_prep's lead waits, and the pass's step by its phases
 // (SM cycles a CTA and step, as REWY_KERNEL_TIMING=2 gives them for the pass alone, there summed
 // over a pair's V-slices). A measurement aid; it costs a sync.
-struct BesideClockBuffer {
-  unsigned long long* device = nullptr;
-};
 unsigned long long* beside_clock_begin(cudaStream_t s) {
   if (!env_is_one("REWY_BESIDE_CLOCK")) return nullptr;
-  static BesideClockBuffer buffer;
+  static unsigned long long* device = nullptr;  // (one buffer for the process: the clock syncs each forward)
   constexpr size_t kWords = kClockWords + kMaxPhases;
-  if (!buffer.device) CUDA_CHECK(cudaMalloc(&buffer.device, kWords * sizeof(unsigned long long)));
+  if (!device) CUDA_CHECK(cudaMalloc(&device, kWords * sizeof(unsigned long long)));
   unsigned long long init[kWords] = {};
   init[kPassStart] = init[kPrepStart] = ~0ull;
-  CUDA_CHECK(cudaMemcpyAsync(buffer.device, init, sizeof(init), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(device, init, sizeof(init), cudaMemcpyHostToDevice, s));
   CUDA_CHECK(cudaStreamSynchronize(s));  // (init is on this stack)
-  return buffer.device;
+  return device;
 }
 void beside_clock_report(const unsigned long long* clock, cudaStream_t s, int64_t pass_ctas, int64_t prep_ctas,
                          int lead, int max_count, int variant, const Dims& d) {
@@ -976,8 +973,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_lead = prep_lead(var);
     p.prep_flags_early = experiment("flagearly", var);
     p.prep_pass_ctas = int(pairs * (d.V / slice));
-    for (int64_t n = 0; n < d.N; ++n)
-      p.prep_max_count = std::max<int>(p.prep_max_count, int((d.seq_start[n + 1] - d.seq_start[n] + kChunk - 1) / kChunk));
+    p.prep_max_count = int(longest_chunks(d));
     p.beside_clock = beside_clock_begin(static_cast<cudaStream_t>(s.handle));
     g_prep_beside_forwards.fetch_add(1, std::memory_order_relaxed);
   }

@@ -1339,29 +1339,14 @@ __device__ __forceinline__ void seq_chunk_loop_multicast(char* stages, uint64_t*
 // 32768, 32) 1.019x / 1.025x DeltaNet, 1.017x / 1.021x KDA, 1.015x / 1.020x GDN2, two rounds each;
 // acquire loads of the flags and no fence lost, 0.98x: they are one L2 round trip after another.
 // H100, 2026-12-06, experiments fenceacq and flagacq, docs/measurements/2026-12-06-s62/call5/.)
-// (flagearly: prep_flags_issue read them at the step's start, into early.)
 template <int NS>
-__device__ __forceinline__ void prep_flags_issue(const DeltaParams& p, int i, int c_begin, int count, int h,
-                                                 unsigned (&set)[kFenceEvery]) {
-  if (i % kFenceEvery != 0 || i + NS >= count) return;
-#pragma unroll
-  for (int k = 0; k < kFenceEvery; ++k)
-    set[k] = i + NS + k < count ? load_relaxed(p.prep_done + int64_t(c_begin + i + NS + k) * p.H + h) : 1u;
-}
-// (The flags by reference, so that they stay in registers: a pointer put them on the stack, whose
-// store waits for the loads at once.)
-template <int NS>
-__device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, int c_begin, int count, int h,
-                                                 const unsigned (&early)[kFenceEvery], bool use_early) {
+__device__ __forceinline__ void prep_fence_point(const DeltaParams& p, int i, int c_begin, int count, int h) {
   prep_lead_step(p);
   if (i % kFenceEvery != 0 || i + NS >= count) return;
   unsigned set[kFenceEvery];
-  if (use_early) {
 #pragma unroll
-    for (int k = 0; k < kFenceEvery; ++k) set[k] = early[k];
-  } else {
-    prep_flags_issue<NS>(p, i, c_begin, count, h, set);
-  }
+  for (int k = 0; k < kFenceEvery; ++k)
+    set[k] = i + NS + k < count ? load_relaxed(p.prep_done + int64_t(c_begin + i + NS + k) * p.H + h) : 1u;
 #pragma unroll
   for (int k = 0; k < kFenceEvery; ++k)
     if (set[k] == 0) wait_prep_flag(p, c_begin + i + NS + k, h);
@@ -1525,9 +1510,6 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
     // in the output pass (P E reads the plain Eᵀ), Eᵀ's place in the replay.
     bf16_t* const Edecayed = OUTPUT ? reinterpret_cast<bf16_t*>(smem + L::Es) : Et;
     phase_mark(p.phase_cycles, 0);  // the step's tiles have landed (thread 0's copies)
-    [[maybe_unused]] unsigned flags[kFenceEvery];  // BESIDE, flagearly: the fence point's flags
-    if constexpr (BESIDE)
-      if (threadIdx.x == 0 && p.prep_flags_early) prep_flags_issue<L::stages>(p, c - c_first, c_first, c_count, h, flags);
 
     if (!HEND || c == c_first) {
       if (holds_state) {  // Hᵀ for this chunk's products; STORE: the bf16 state entering the chunk
@@ -1682,8 +1664,7 @@ __device__ __forceinline__ void state_fwd_body(const DeltaParams& p, const tma::
       wg::fence_smem_writes();         // Hᵀ and those copies, for wgmma's async proxy
     }
     if constexpr (BESIDE)
-      if (threadIdx.x == 0)
-        prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h, flags, p.prep_flags_early);
+      if (threadIdx.x == 0) prep_fence_point<L::stages>(p, c - c_first, c_first, c_count, h);
     __syncthreads();  // this stage, Hᵀ and Eᵀ are free for the next chunk
     // The backward's replay: this slice of chunk c's H (stored at the step's start) and E are out.
     if constexpr (STORE && !OUTPUT && !MAP && WARM) {

@@ -88,6 +88,7 @@ struct ChunkSpan {
 // [tok][H][C]; states [*][H][K][V].
 struct DeltaParams {
   int H = 0;
+  int64_t tokens = 0;  // B·T: the rows of the token-major tensors (the TMA maps' extent)
   int num_chunks = 0, num_seqs = 0;
   const int* chunk_tok = nullptr;  // [num_chunks] first token of the chunk
   const int* chunk_len = nullptr;  // [num_chunks] valid rows (1..C)
@@ -225,9 +226,6 @@ struct DeltaParams {
   int prep_lead = 0, prep_pass_ctas = 0, prep_max_count = 0;
   // REWY_BESIDE_CLOCK=1: the forward beside wy_prep, in globaltimer ns (BesideClock's words).
   unsigned long long* beside_clock = nullptr;
-  // Experiment flagearly: the pass beside wy_prep issues a fence point's flag loads at its step's
-  // start (prep_flags_issue), so that their L2 round trip runs under the step's products.
-  bool prep_flags_early = false;
 };
 // DeltaParams::beside_clock's words: the pass's first start (min) and last end (max), Σ over its
 // CTAs of their flag waits and of their spans; wy_prep's first start and last end, Σ over its

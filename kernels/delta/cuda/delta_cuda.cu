@@ -324,6 +324,7 @@ int variant_id(Variant v) {
 DeltaParams base_params(const Dims& d, const Inputs& in, const ChunkTable& ct, float scale) {
   DeltaParams p;
   p.H = int(d.H);
+  p.tokens = d.B * d.T;
   p.num_chunks = ct.num_chunks;
   p.num_seqs = ct.num_seqs;
   p.chunk_tok = ptr<int>(ct.chunk_tok);
@@ -971,7 +972,6 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = pass_wait_ns();
     p.prep_lead = prep_lead(var);
-    p.prep_flags_early = experiment("flagearly", var);
     p.prep_pass_ctas = int(pairs * (d.V / slice));
     p.prep_max_count = int(longest_chunks(d));
     p.beside_clock = beside_clock_begin(static_cast<cudaStream_t>(s.handle));

@@ -30,8 +30,8 @@ namespace rewy::delta::cuda_impl {
 // (the forward pass with the state in registers off, for GDN at V-slices of 128 too:
 // launch_state_fwd_as); preplead4, preplead8, preplead16, preplead32, noplead (wy_prep beside the
 // forward's pass at most that many chunks ahead of it, or without a lead: delta_cuda.cu's
-// prep_lead); flagearly (the pass beside wy_prep loads a fence point's flags at its step's start:
-// DeltaParams::prep_flags_early);
+// prep_lead); tmareg, tmaregst (the register pass's stage by TMA boxes, and O's whole chunks by a
+// TMA store: launch_state_fwd_reg);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

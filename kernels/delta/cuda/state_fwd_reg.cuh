@@ -60,6 +60,40 @@ struct RegStage {
       async_tile<1, 2 * kChunk * 4, NT>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
     }
   }
+
+  // The tiles by TMA boxes (experiment tmareg): thread 0 arms `bar` and issues 6 + BV / 64 boxes
+  // where 128 threads issued 28 cp.async each on the step's chain. A partial chunk arms it for no
+  // bytes and takes prefetch's cp.async (a box would bring the next sequence's rows, not zeros).
+  // acquired: beside wy_prep, whose generic stores thread 0 acquired through its flags.
+  static constexpr uint32_t tma_bytes = uint32_t(2 * kChunk * kChunk + 2 * kChunk * K + kChunk * BV) * 2;
+  template <int NT>
+  __device__ static void prefetch_tma(char* st, const DeltaParams& p, const tma::RegMaps& m, int c, ChunkSpan sp, int h,
+                                      int v0, int V, uint64_t* bar, bool acquired) {
+    if (sp.len < kChunk) {
+      if (threadIdx.x == 0) tma::mbar_arrive_expect(bar, 0);
+      return prefetch<NT>(st, p, c, sp, h, v0, V);
+    }
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<ChunkSpan*>(st + span) = sp;
+      if (acquired) tma::fence_proxy_async_global();
+      tma::mbar_arrive_expect(bar, tma_bytes);
+      constexpr int kPanel = kChunk * 64 * 2;
+      tma::load_box(st + T, &m.T, 0, h, sp.tok0, bar);
+      tma::load_box(st + P, &m.P, 0, h, sp.tok0, bar);
+#pragma unroll
+      for (int i = 0; i < K / 64; ++i) {
+        tma::load_box(st + Kb + i * kPanel, &m.K, 64 * i, h, sp.tok0, bar);
+        tma::load_box(st + Qh + i * kPanel, &m.Q, 64 * i, h, sp.tok0, bar);
+      }
+#pragma unroll
+      for (int i = 0; i < BV / 64; ++i) tma::load_box(st + Vs + i * kPanel, &m.V, v0 + 64 * i, h, sp.tok0, bar);
+    }
+    if (p.row_betas) async_tile<1, kChunk * 4, NT>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
+    if constexpr (GATE) {
+      async_tile<1, K * 4, NT>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+      async_tile<1, 2 * kChunk * 4, NT>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+    }
+  }
 };
 
 template <int K, int V, int BV, bool GATE>
@@ -76,9 +110,11 @@ struct RegPassLayout {
 
 // BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside), its
 // per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
-template <int VAR, int K, int V, int BV, bool BESIDE>
+// TMA (experiments; maps unread at 0): 1 (tmareg) the stage's tiles by TMA boxes; 2 (tmaregst)
+// also O's whole chunks by a TMA store from the staging tile.
+template <int VAR, int K, int V, int BV, bool BESIDE, int TMA = 0>
 __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreadsA, 1)
-    state_fwd_reg_kernel(const DeltaParams p) {
+    state_fwd_reg_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
   static_assert(VAR == kDeltaNet || VAR == kGDN, "the register pass: DeltaNet's and GDN's fused forward");
   constexpr bool kGate = VAR == kGDN;
   using L = RegPassLayout<K, V, BV, kGate>;
@@ -92,6 +128,18 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   const int wgi = threadIdx.x >> 7, v0 = cta_v0 + 64 * wgi;  // this warpgroup's 64 columns of V
   bf16_t* const Ot = reinterpret_cast<bf16_t*>(smem + L::Ot + wgi * L::o_tile);
   if constexpr (BESIDE) pdl_launch_dependents();
+  __shared__ uint64_t full[NS];  // TMA: stage i % NS's boxes landed (one arrival a use)
+  if constexpr (TMA > 0) {
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < NS; ++i) tma::mbar_init(&full[i], 1);
+      tma::fence_barrier_init();
+    }
+    __syncthreads();
+  }
+  auto prefetch = [&](char* st, int c, ChunkSpan sp, int i) {
+    if constexpr (TMA > 0) S::template prefetch_tma<NT>(st, p, maps, c, sp, h, cta_v0, V, &full[i % NS], BESIDE);
+    else S::template prefetch<NT>(st, p, c, sp, h, cta_v0, V);
+  };
 
   // Hᵀ: rows v0 .. v0 + 63 of V, all K columns (element (r, d) is H[d][v0 + r]).
   const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0;
@@ -111,7 +159,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   }
 #pragma unroll
   for (int i = 0; i < NS - 1; ++i) {
-    if (i < count) S::template prefetch<NT>(stage(i), p, c_begin + i, span(i), h, cta_v0, V);
+    if (i < count) prefetch(stage(i), c_begin + i, span(i), i);
     cp_async_commit();
   }
   ChunkSpan ahead = span(NS - 1);
@@ -119,16 +167,16 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     cp_async_wait<NS - 2>();  // this thread's copies of chunk i
+    if constexpr (TMA > 0) tma::mbar_wait(&full[i % NS], (i / NS) & 1);  // ... and its boxes
+    if constexpr (TMA > 1)
+      if ((threadIdx.x & 127) == 0) tma::store_read_wait();  // the last O store has read the staging tile
     wg::fence_smem_writes();  // ... for wgmma's async proxy
     __syncthreads();          // every thread's; and every warpgroup is done with stage i − 1 and its Oᵀ tile
     const int j = i + NS - 1;
-    if (j < count) S::template prefetch<NT>(stage(j), p, c_begin + j, ahead, h, cta_v0, V);
+    if (j < count) prefetch(stage(j), c_begin + j, ahead, j);
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();
     phase_mark(p.phase_cycles, 0);
-    [[maybe_unused]] unsigned flags[kFenceEvery];  // BESIDE, flagearly: the fence point's flags
-    if constexpr (BESIDE)
-      if (threadIdx.x == 0 && p.prep_flags_early) prep_flags_issue<NS>(p, i, c_begin, count, h, flags);
     char* const st = stage(i);
     const bf16_t* const T = reinterpret_cast<const bf16_t*>(st + S::T);
     const bf16_t* const Kb = reinterpret_cast<const bf16_t*>(st + S::Kb);
@@ -201,20 +249,28 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     wg::fence_accumulator(accO);
     // O's rows (tokens) from Oᵀ: transposed into the staging tile, then 16-byte row pieces.
     wg::store_transposed<64>(accO, Ot, 0, p.scale);
+    const bool o_by_box = TMA > 1 && sp.len == kChunk;
+    if (o_by_box) wg::fence_smem_writes();  // the staging tile, for the TMA store's async proxy
     warpgroup_sync(1 + wgi);
     const int t = threadIdx.x & 127;
+    if (o_by_box) {
+      if (t == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
+    } else {
 #pragma unroll
-    for (int k = 0; k < kChunk * 8 / 128; ++k) {
-      const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
-      if (row < sp.len)
-        *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
-            *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
+      for (int k = 0; k < kChunk * 8 / 128; ++k) {
+        const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
+        if (row < sp.len)
+          *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
+              *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
+      }
     }
     if constexpr (BESIDE)
-      if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h, flags, p.prep_flags_early);
+      if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h);
     phase_mark(p.phase_cycles, 3);
   }
   cp_async_wait<0>();
+  if constexpr (TMA > 1)
+    if ((threadIdx.x & 127) == 0) tma::store_wait();
   if constexpr (BESIDE)
     if (threadIdx.x == 0) beside_pass_end(p, t_start, count);
   if (p.ht) wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { p.ht[state_at + int64_t(d) * V + r] = x; });

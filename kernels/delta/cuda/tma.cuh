@@ -24,6 +24,12 @@ struct StateMaps {
   CUtensorMap W, Kb, Qh, P;
 };
 
+// The register pass's tiles (state_fwd_reg.cuh, experiments tmareg and tmaregst): 𝒯 (Diag(β))
+// and P [tok][H][C], k and q [tok][H][K] (GDN's raw, DeltaNet's K̄ = k, Q̂ = q), v and o [tok][H][V].
+struct RegMaps {
+  CUtensorMap T, K, Q, P, V, O;
+};
+
 __device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
 }
@@ -57,6 +63,22 @@ __device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, int 
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(h), "r"(t), "r"(smem_addr(bar))
       : "memory");
 }
+
+// Shared-memory box at src (1024-byte aligned, the 128-byte swizzle) to (channel c, head h, token
+// row t) of `map` (rows past the tensor's end are dropped), as one bulk async-group; then commit.
+__device__ __forceinline__ void store_box(const CUtensorMap* map, int c, int h, int t, const void* src) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(c), "r"(h), "r"(t), "r"(smem_addr(src))
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// The issuing thread's bulk stores have read their shared memory (it may be written again).
+__device__ __forceinline__ void store_read_wait() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// ... and their writes are done (before the kernel ends).
+__device__ __forceinline__ void store_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Global data another grid wrote (generic stores, acquired through a flag) is read next by TMA.
+__device__ __forceinline__ void fence_proxy_async_global() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
 
 // load_box into the same shared-memory offset of every CTA of the cluster in `cta_mask`, each
 // completing on its own barrier at bar's offset (cluster rank r: bit r).

@@ -138,7 +138,8 @@ int prep_lead(int variant) {
 // (DeltaParams::beside_clock): the pass's and wy_prep's spans from the pass's first start, the
 // pass CTAs' mean span and flag waits, wy_prep's lead waits, and the pass's step by its phases
 // (SM cycles a CTA and step, as REWY_KERNEL_TIMING=2 gives them for the pass alone, there summed
-// over a pair's V-slices). A measurement aid; it costs a sync.
+// over a pair's V-slices; the register pass's "data" is its wait for the stage, 0 for the others,
+// "wait" the rest of the first phase). A measurement aid; it costs a sync.
 unsigned long long* beside_clock_begin(cudaStream_t s) {
   if (!env_is_one("REWY_BESIDE_CLOCK")) return nullptr;
   static unsigned long long* device = nullptr;  // (one buffer for the process: the clock syncs each forward)
@@ -166,11 +167,11 @@ void beside_clock_report(const unsigned long long* clock, cudaStream_t s, int64_
   std::fprintf(stderr,
                "beside clock %s (B=%lld T=%lld H=%lld, %lld pass CTAs, lead %d): pass ends %.1f us, wy_prep starts %.1f "
                "ends %.1f us; pass CTA mean span %.1f us, flag waits %.1f us; wy_prep lead waits %.2f us a CTA, "
-               "%llu capped; a pass CTA's step, SM cycles: wait %.0f | H^T %.0f | E|QH %.0f | KE|PE,o %.0f\n",
+               "%llu capped; a pass CTA's step, SM cycles: data %.0f | wait %.0f | H^T %.0f | E|QH %.0f | KE|PE,o %.0f\n",
                variant_name(variant), (long long)d.B, (long long)d.T, (long long)d.H, (long long)pass_ctas, lead,
                (double(c[kPassEnd]) - t0) * us, (double(c[kPrepStart]) - t0) * us, (double(c[kPrepEnd]) - t0) * us,
                double(c[kPassSpans]) * us / double(pass_ctas), double(c[kPassWaits]) * us / double(pass_ctas),
-               double(c[kPrepWaits]) * us / double(prep_ctas), c[kPrepCapped], phase(0), phase(1), phase(2), phase(3));
+               double(c[kPrepWaits]) * us / double(prep_ctas), c[kPrepCapped], phase(4), phase(0), phase(1), phase(2), phase(3));
 }
 // Whether grids may run side by side for the forward with wy_prep beside its pass: not with
 // CUDA_LAUNCH_BLOCKING=1 (each launch returns only once its grid is done, so the pass would wait
@@ -972,6 +973,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = pass_wait_ns();
     p.prep_lead = prep_lead(var);
+    p.l2_keep = experiment("l2hint", var);
     p.prep_pass_ctas = int(pairs * (d.V / slice));
     p.prep_max_count = int(longest_chunks(d));
     p.beside_clock = beside_clock_begin(static_cast<cudaStream_t>(s.handle));

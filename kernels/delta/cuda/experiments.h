@@ -30,8 +30,9 @@ namespace rewy::delta::cuda_impl {
 // (the forward pass with the state in registers off, for GDN at V-slices of 128 too:
 // launch_state_fwd_as); preplead4, preplead8, preplead16, preplead32, noplead (wy_prep beside the
 // forward's pass at most that many chunks ahead of it, or without a lead: delta_cuda.cu's
-// prep_lead); tmareg, tmaregst (the register pass's stage by TMA boxes, and O's whole chunks by a
-// TMA store: launch_state_fwd_reg);
+// prep_lead); notmareg (the register pass beside wy_prep by cp.async, not
+// TMA: launch_state_fwd_reg); l2hint (wy_prep beside the register pass reads q, k and writes P, 𝒯
+// with L2's evict_last, the pass reads with evict_first: DeltaParams::l2_keep);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -411,19 +411,17 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 
 // The forward pass with the state in registers (state_fwd_reg.cuh; where launch_state_fwd_as
 // takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice).
-// Experiments tmareg (the stage's tiles by TMA boxes) and tmaregst (O's whole chunks by a TMA
-// store too), where every tensor the boxes read is 16-byte aligned (kernel_ready's copies are).
-template <int VAR, int K, int V, int BV, bool BESIDE, int TMA>
-void launch_state_fwd_reg_tma(const DeltaParams& p, cudaStream_t s) {
+// TMA: the stage's tiles by TMA boxes and O's whole chunks by a TMA store (state_fwd_reg_kernel).
+template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA>
+void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
   using L = RegPassLayout<K, V, BV, VAR == kGDN>;
   constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE, TMA>;
   static const std::string name =
-      kname((std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (TMA == 2 ? "_tmast" : TMA ? "_tma" : "")).c_str(),
-            VAR, K, V, BV);
+      kname((std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (TMA ? "_tma" : "")).c_str(), VAR, K, V, BV);
   static const bool once = (set_smem(kKernel, L::total, name, L::kThreadsA), true);
   (void)once;
   tma::RegMaps maps{};
-  if constexpr (TMA > 0) {
+  if constexpr (TMA) {
     const bf16_t* const k = VAR == kGDN ? p.k : p.Kg;
     const bf16_t* const q = VAR == kGDN ? p.q : p.Qg;
     maps.T = tma::make_token_map(p.Tbeta, p.tokens, p.H, kChunk);
@@ -431,7 +429,7 @@ void launch_state_fwd_reg_tma(const DeltaParams& p, cudaStream_t s) {
     maps.K = tma::make_token_map(k, p.tokens, p.H, K);
     maps.Q = tma::make_token_map(q, p.tokens, p.H, K);
     maps.V = tma::make_token_map(p.v, p.tokens, p.H, V);
-    if constexpr (TMA > 1) maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
+    maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
   }
   phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
     kKernel<<<dim3(q.num_seqs * (V / BV), q.H), L::kThreadsA, L::total, s>>>(q, maps);
@@ -439,11 +437,17 @@ void launch_state_fwd_reg_tma(const DeltaParams& p, cudaStream_t s) {
   count_register_pass();
 }
 
+// The register pass beside wy_prep moves its tiles by TMA (state_fwd_reg.cuh's prefetch_tma; the
+// kernel's inputs are 16-byte aligned, kernel_ready's copies where they were not): Recompute
+// forward at (2, 8192, 16) and (1, 32768, 32), DeltaNet at V-slices of 64: 1.080x / 1.070x with
+// O by a TMA store too, 1.061x / 1.057x with the loads alone (means of two rounds). Not in the
+// serial pass at slices of 128 (shapes 0, 1, 4: 0.988-0.995x), where 256 threads share the copies
+// (H100, 2026-12-06, docs/measurements/2026-12-06-s63/call2/). REWY_EXPERIMENTS=notmareg keeps
+// cp.async beside too.
 template <int VAR, int K, int V, int BV, bool BESIDE>
 void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
-  if (experiment("tmaregst", VAR)) return launch_state_fwd_reg_tma<VAR, K, V, BV, BESIDE, 2>(p, s);
-  if (experiment("tmareg", VAR)) return launch_state_fwd_reg_tma<VAR, K, V, BV, BESIDE, 1>(p, s);
-  launch_state_fwd_reg_tma<VAR, K, V, BV, BESIDE, 0>(p, s);
+  if (BESIDE && !experiment("notmareg", VAR)) return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE>(p, s);
+  launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, false>(p, s);
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>

@@ -29,6 +29,10 @@ namespace rewy::delta::cuda_impl {
 
 // One stage: a chunk's 𝒯 (Diag(β)), k, q, P and this CTA's V-slice of v (swizzled K-major tiles,
 // 1024-byte aligned), the rows' β (p.row_betas), GATE's e^γ and row gates, and the chunk's span.
+// The register pass's fifth phase mark beside wy_prep: a step's wait for its stage's data, apart
+// from the barrier and the next prefetch's issue after it (REWY_BESIDE_CLOCK's "data" and "wait").
+inline constexpr int kRegPassDataPhase = 4;
+
 template <int K, int BV, bool GATE>
 struct RegStage {
   static constexpr size_t T = 0;                                    // bf16 [C][C]
@@ -61,10 +65,11 @@ struct RegStage {
     }
   }
 
-  // The tiles by TMA boxes (experiment tmareg): thread 0 arms `bar` and issues 6 + BV / 64 boxes
-  // where 128 threads issued 28 cp.async each on the step's chain. A partial chunk arms it for no
-  // bytes and takes prefetch's cp.async (a box would bring the next sequence's rows, not zeros).
-  // acquired: beside wy_prep, whose generic stores thread 0 acquired through its flags.
+  // The tiles by TMA boxes (the pass beside wy_prep): thread 0 arms `bar` and issues 6 + BV / 64
+  // boxes where each of 128 threads issued 28 cp.async on the step's chain. A partial chunk arms it
+  // for no bytes and takes prefetch's cp.async (a box would bring the next sequence's rows, not
+  // zeros). acquired: beside wy_prep, whose generic stores thread 0 acquired through its flags.
+  // p.l2_keep (experiment l2hint): the boxes' lines marked evict_first (their last read).
   static constexpr uint32_t tma_bytes = uint32_t(2 * kChunk * kChunk + 2 * kChunk * K + kChunk * BV) * 2;
   template <int NT>
   __device__ static void prefetch_tma(char* st, const DeltaParams& p, const tma::RegMaps& m, int c, ChunkSpan sp, int h,
@@ -78,15 +83,19 @@ struct RegStage {
       if (acquired) tma::fence_proxy_async_global();
       tma::mbar_arrive_expect(bar, tma_bytes);
       constexpr int kPanel = kChunk * 64 * 2;
-      tma::load_box(st + T, &m.T, 0, h, sp.tok0, bar);
-      tma::load_box(st + P, &m.P, 0, h, sp.tok0, bar);
+      auto box = [&](size_t off, const CUtensorMap* map, int c) {
+        if (p.l2_keep) tma::load_box_hint(st + off, map, c, h, sp.tok0, bar, l2_evict_first());
+        else tma::load_box(st + off, map, c, h, sp.tok0, bar);
+      };
+      box(T, &m.T, 0);
+      box(P, &m.P, 0);
 #pragma unroll
       for (int i = 0; i < K / 64; ++i) {
-        tma::load_box(st + Kb + i * kPanel, &m.K, 64 * i, h, sp.tok0, bar);
-        tma::load_box(st + Qh + i * kPanel, &m.Q, 64 * i, h, sp.tok0, bar);
+        box(Kb + i * kPanel, &m.K, 64 * i);
+        box(Qh + i * kPanel, &m.Q, 64 * i);
       }
 #pragma unroll
-      for (int i = 0; i < BV / 64; ++i) tma::load_box(st + Vs + i * kPanel, &m.V, v0 + 64 * i, h, sp.tok0, bar);
+      for (int i = 0; i < BV / 64; ++i) box(Vs + i * kPanel, &m.V, v0 + 64 * i);
     }
     if (p.row_betas) async_tile<1, kChunk * 4, NT>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
     if constexpr (GATE) {
@@ -110,9 +119,9 @@ struct RegPassLayout {
 
 // BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside), its
 // per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
-// TMA (experiments; maps unread at 0): 1 (tmareg) the stage's tiles by TMA boxes; 2 (tmaregst)
-// also O's whole chunks by a TMA store from the staging tile.
-template <int VAR, int K, int V, int BV, bool BESIDE, int TMA = 0>
+// TMA (maps unread without it): the stage's tiles by TMA boxes and O's whole chunks by a TMA store
+// from the staging tile (launch_state_fwd_reg says where).
+template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA = false>
 __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreadsA, 1)
     state_fwd_reg_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
   static_assert(VAR == kDeltaNet || VAR == kGDN, "the register pass: DeltaNet's and GDN's fused forward");
@@ -129,7 +138,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   bf16_t* const Ot = reinterpret_cast<bf16_t*>(smem + L::Ot + wgi * L::o_tile);
   if constexpr (BESIDE) pdl_launch_dependents();
   __shared__ uint64_t full[NS];  // TMA: stage i % NS's boxes landed (one arrival a use)
-  if constexpr (TMA > 0) {
+  if constexpr (TMA) {
     if (threadIdx.x == 0) {
       for (int i = 0; i < NS; ++i) tma::mbar_init(&full[i], 1);
       tma::fence_barrier_init();
@@ -137,7 +146,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     __syncthreads();
   }
   auto prefetch = [&](char* st, int c, ChunkSpan sp, int i) {
-    if constexpr (TMA > 0) S::template prefetch_tma<NT>(st, p, maps, c, sp, h, cta_v0, V, &full[i % NS], BESIDE);
+    if constexpr (TMA) S::template prefetch_tma<NT>(st, p, maps, c, sp, h, cta_v0, V, &full[i % NS], BESIDE);
     else S::template prefetch<NT>(st, p, c, sp, h, cta_v0, V);
   };
 
@@ -167,8 +176,9 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     cp_async_wait<NS - 2>();  // this thread's copies of chunk i
-    if constexpr (TMA > 0) tma::mbar_wait(&full[i % NS], (i / NS) & 1);  // ... and its boxes
-    if constexpr (TMA > 1)
+    if constexpr (TMA) tma::mbar_wait(&full[i % NS], (i / NS) & 1);  // ... and its boxes
+    if constexpr (BESIDE) phase_mark(p.phase_cycles, kRegPassDataPhase);
+    if constexpr (TMA)
       if ((threadIdx.x & 127) == 0) tma::store_read_wait();  // the last O store has read the staging tile
     wg::fence_smem_writes();  // ... for wgmma's async proxy
     __syncthreads();          // every thread's; and every warpgroup is done with stage i − 1 and its Oᵀ tile
@@ -249,12 +259,15 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     wg::fence_accumulator(accO);
     // O's rows (tokens) from Oᵀ: transposed into the staging tile, then 16-byte row pieces.
     wg::store_transposed<64>(accO, Ot, 0, p.scale);
-    const bool o_by_box = TMA > 1 && sp.len == kChunk;
+    const bool o_by_box = TMA && sp.len == kChunk;
     if (o_by_box) wg::fence_smem_writes();  // the staging tile, for the TMA store's async proxy
     warpgroup_sync(1 + wgi);
     const int t = threadIdx.x & 127;
     if (o_by_box) {
-      if (t == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
+      if (t == 0) {
+        if (p.l2_keep) tma::store_box<true>(&maps.O, v0, h, sp.tok0, Ot, l2_evict_first());
+        else tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
+      }
     } else {
 #pragma unroll
       for (int k = 0; k < kChunk * 8 / 128; ++k) {
@@ -269,7 +282,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     phase_mark(p.phase_cycles, 3);
   }
   cp_async_wait<0>();
-  if constexpr (TMA > 1)
+  if constexpr (TMA)
     if ((threadIdx.x & 127) == 0) tma::store_wait();
   if constexpr (BESIDE)
     if (threadIdx.x == 0) beside_pass_end(p, t_start, count);

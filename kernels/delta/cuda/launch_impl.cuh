@@ -412,12 +412,14 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 // The forward pass with the state in registers (state_fwd_reg.cuh; where launch_state_fwd_as
 // takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice).
 // TMA: the stage's tiles by TMA boxes and O's whole chunks by a TMA store (state_fwd_reg_kernel).
-template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA>
+// FOUR: experiment reg4st (RegPassLayout's).
+template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA, bool FOUR = false>
 void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
-  using L = RegPassLayout<K, V, BV, VAR == kGDN>;
-  constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE, TMA>;
-  static const std::string name =
-      kname((std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (TMA ? "_tma" : "")).c_str(), VAR, K, V, BV);
+  using L = RegPassLayout<K, V, BV, VAR == kGDN, FOUR>;
+  constexpr auto kKernel = state_fwd_reg_kernel<VAR, K, V, BV, BESIDE, TMA, FOUR>;
+  static const std::string name = kname(
+      (std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (TMA ? "_tma" : "") + (L::kFour ? "4" : "")).c_str(),
+      VAR, K, V, BV);
   static const bool once = (set_smem(kKernel, L::total, name, L::kThreadsA), true);
   (void)once;
   tma::RegMaps maps{};
@@ -446,6 +448,7 @@ void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
 // cp.async beside too.
 template <int VAR, int K, int V, int BV, bool BESIDE>
 void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
+  if (BESIDE && experiment("reg4st", VAR)) return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE, BESIDE>(p, s);
   if (BESIDE && !experiment("notmareg", VAR)) return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE>(p, s);
   launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, false>(p, s);
 }

@@ -27,29 +27,33 @@
 
 namespace rewy::delta::cuda_impl {
 
-// One stage: a chunk's 𝒯 (Diag(β)), k, q, P and this CTA's V-slice of v (swizzled K-major tiles,
-// 1024-byte aligned), the rows' β (p.row_betas), GATE's e^γ and row gates, and the chunk's span.
 // The register pass's fifth phase mark beside wy_prep: a step's wait for its stage's data, apart
 // from the barrier and the next prefetch's issue after it (REWY_BESIDE_CLOCK's "data" and "wait").
 inline constexpr int kRegPassDataPhase = 4;
 
-template <int K, int BV, bool GATE>
+// One stage: a chunk's 𝒯 (Diag(β)), k, q, P and this CTA's V-slice of v (swizzled K-major tiles,
+// 1024-byte aligned: `st`), and its small part (`sm`): the rows' β (p.row_betas), GATE's e^γ and
+// row gates, and the chunk's span. APART: the small parts in a region of their own (sm apart from
+// st; reg4st), else right after the tiles (sm = st).
+template <int K, int BV, bool GATE, bool APART = false>
 struct RegStage {
   static constexpr size_t T = 0;                                    // bf16 [C][C]
   static constexpr size_t Kb = T + size_t(kChunk) * kChunk * 2;     // bf16 [C][K]
   static constexpr size_t Qh = Kb + size_t(kChunk) * K * 2;         // bf16 [C][K]
   static constexpr size_t P = Qh + size_t(kChunk) * K * 2;          // bf16 [C][C]
   static constexpr size_t Vs = P + size_t(kChunk) * kChunk * 2;     // bf16 [C][BV]
-  static constexpr size_t rbeta = Vs + size_t(kChunk) * BV * 2;     // f32 [C]
+  static constexpr size_t tiles = Vs + size_t(kChunk) * BV * 2;
+  static constexpr size_t rbeta = APART ? 0 : tiles;                // f32 [C] (from sm)
   static constexpr size_t gam = rbeta + kChunk * 4;                 // GATE: e^γ f32 [K]
   static constexpr size_t rows = gam + (GATE ? K * 4 : 0);          // GATE: e^{G_i}, e^{γ−G_i} f32 [2][C]
   static constexpr size_t span = rows + (GATE ? 2 * kChunk * 4 : 0);  // ChunkSpan
-  static constexpr size_t bytes = (span + 16 + 1023) / 1024 * 1024;
+  static constexpr size_t small_bytes = APART ? (span + 16 + 15) / 16 * 16 : 0;
+  static constexpr size_t bytes = APART ? tiles : (span + 16 + 1023) / 1024 * 1024;
 
   template <int NT>
-  __device__ static void prefetch(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
+  __device__ static void prefetch(char* st, char* sm, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V) {
     const int tok0 = sp.tok0, len = sp.len;
-    if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(st + span) = sp;
+    if (threadIdx.x == 0) *reinterpret_cast<ChunkSpan*>(sm + span) = sp;
     const int64_t strideK = int64_t(p.H) * K, baseK = (int64_t(tok0) * p.H + h) * K;
     const int64_t baseC = (int64_t(tok0) * p.H + h) * kChunk, strideC = int64_t(p.H) * kChunk;
     auto bf = [&](size_t off) { return reinterpret_cast<bf16_t*>(st + off); };
@@ -58,10 +62,14 @@ struct RegStage {
     async_tile_sw128<kChunk, K, NT>(bf(Qh), (GATE ? p.q : p.Qg) + baseK, strideK, len);
     async_tile_sw128<kChunk, kChunk, NT>(bf(P), p.P + baseC, strideC, len);
     async_tile_sw128<kChunk, BV, NT>(bf(Vs), p.v + (int64_t(tok0) * p.H + h) * V + v0, int64_t(p.H) * V, len);
-    if (p.row_betas) async_tile<1, kChunk * 4, NT>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
+    prefetch_small<NT>(sm, p, c, h);
+  }
+  template <int NT>
+  __device__ static void prefetch_small(char* sm, const DeltaParams& p, int c, int h) {
+    if (p.row_betas) async_tile<1, kChunk * 4, NT>(sm + rbeta, 0, row_betas_of(p, c, h), 0, 1);
     if constexpr (GATE) {
-      async_tile<1, K * 4, NT>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
-      async_tile<1, 2 * kChunk * 4, NT>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
+      async_tile<1, K * 4, NT>(sm + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
+      async_tile<1, 2 * kChunk * 4, NT>(sm + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
     }
   }
 
@@ -72,14 +80,14 @@ struct RegStage {
   // p.l2_keep (experiment l2hint): the boxes' lines marked evict_first (their last read).
   static constexpr uint32_t tma_bytes = uint32_t(2 * kChunk * kChunk + 2 * kChunk * K + kChunk * BV) * 2;
   template <int NT>
-  __device__ static void prefetch_tma(char* st, const DeltaParams& p, const tma::RegMaps& m, int c, ChunkSpan sp, int h,
-                                      int v0, int V, uint64_t* bar, bool acquired) {
+  __device__ static void prefetch_tma(char* st, char* sm, const DeltaParams& p, const tma::RegMaps& m, int c, ChunkSpan sp,
+                                      int h, int v0, int V, uint64_t* bar, bool acquired) {
     if (sp.len < kChunk) {
       if (threadIdx.x == 0) tma::mbar_arrive_expect(bar, 0);
-      return prefetch<NT>(st, p, c, sp, h, v0, V);
+      return prefetch<NT>(st, sm, p, c, sp, h, v0, V);
     }
     if (threadIdx.x == 0) {
-      *reinterpret_cast<ChunkSpan*>(st + span) = sp;
+      *reinterpret_cast<ChunkSpan*>(sm + span) = sp;
       if (acquired) tma::fence_proxy_async_global();
       tma::mbar_arrive_expect(bar, tma_bytes);
       constexpr int kPanel = kChunk * 64 * 2;
@@ -97,22 +105,24 @@ struct RegStage {
 #pragma unroll
       for (int i = 0; i < BV / 64; ++i) box(Vs + i * kPanel, &m.V, v0 + 64 * i);
     }
-    if (p.row_betas) async_tile<1, kChunk * 4, NT>(st + rbeta, 0, row_betas_of(p, c, h), 0, 1);
-    if constexpr (GATE) {
-      async_tile<1, K * 4, NT>(st + gam, 0, p.gexp + (int64_t(c) * p.H + h) * K, 0, 1);
-      async_tile<1, 2 * kChunk * 4, NT>(st + rows, 0, p.gate_rows + (int64_t(c) * p.H + h) * 2 * kChunk, 0, 1);
-    }
+    prefetch_small<NT>(sm, p, c, h);
   }
 };
 
-template <int K, int V, int BV, bool GATE>
+// FOUR (experiment reg4st, with TMA): four stages where they fit (one warpgroup, no GATE), the
+// stages' small parts apart and O staged in the step's own q tile (dead once Hᵀ Qᵀ is done; the
+// tile is refilled one step later, after the TMA store has read it), else as without it.
+template <int K, int V, int BV, bool GATE, bool FOUR = false>
 struct RegPassLayout {
-  using S = RegStage<K, BV, GATE>;
+  using S4 = RegStage<K, BV, GATE, true>;
   static constexpr int kWarpgroups = BV / 64, kThreadsA = 128 * kWarpgroups;
+  static constexpr bool kFour = FOUR && kWarpgroups == 1 && 1024 + 4 * (S4::bytes + S4::small_bytes) + 256 <= 227 * 1024;
+  using S = std::conditional_t<kFour, S4, RegStage<K, BV, GATE>>;
   static constexpr size_t o_tile = size_t(kChunk) * 64 * 2;  // a warpgroup's Oᵀ staging, bf16 [C][64]
-  static constexpr int stages = (227 * 1024 - 2048 - kWarpgroups * o_tile) / S::bytes >= 3 ? 3 : 2;
-  static constexpr size_t Ot = stages * S::bytes;
-  static constexpr size_t total = 1024 + Ot + kWarpgroups * o_tile;
+  static constexpr int stages = kFour ? 4 : (227 * 1024 - 2048 - kWarpgroups * o_tile) / S::bytes >= 3 ? 3 : 2;
+  static constexpr size_t Sm = stages * S::bytes;                      // kFour: the small parts
+  static constexpr size_t Ot = Sm + stages * S::small_bytes;           // (not kFour)
+  static constexpr size_t total = 1024 + Ot + (kFour ? 0 : kWarpgroups * o_tile);
   static_assert(K == 128 && BV % 64 == 0 && V % BV == 0, "K = 128, whole 64-column slices of V a warpgroup");
   static_assert(total + 1024 <= 228 * 1024, "the register pass's shared memory no longer fits an SM");
 };
@@ -121,13 +131,14 @@ struct RegPassLayout {
 // per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
 // TMA (maps unread without it): the stage's tiles by TMA boxes and O's whole chunks by a TMA store
 // from the staging tile (launch_state_fwd_reg says where).
-template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA = false>
-__global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreadsA, 1)
+template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA = false, bool FOUR = false>
+__global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN, FOUR>::kThreadsA, 1)
     state_fwd_reg_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
   static_assert(VAR == kDeltaNet || VAR == kGDN, "the register pass: DeltaNet's and GDN's fused forward");
   constexpr bool kGate = VAR == kGDN;
-  using L = RegPassLayout<K, V, BV, kGate>;
+  using L = RegPassLayout<K, V, BV, kGate, FOUR>;
   using S = typename L::S;
+  static_assert(!FOUR || TMA, "reg4st: with TMA (O by the store that reads the q tile before its refill)");
   using wg::Major;
   constexpr int NT = L::kThreadsA, NS = L::stages;
   if (!on_path(p.path_flag, p.path_value)) return;
@@ -135,7 +146,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
   char* const smem = align_1024(raw);
   const int n = blockIdx.x / (V / BV), h = blockIdx.y, cta_v0 = (blockIdx.x % (V / BV)) * BV;
   const int wgi = threadIdx.x >> 7, v0 = cta_v0 + 64 * wgi;  // this warpgroup's 64 columns of V
-  bf16_t* const Ot = reinterpret_cast<bf16_t*>(smem + L::Ot + wgi * L::o_tile);
+  bf16_t* const Ot_apart = reinterpret_cast<bf16_t*>(smem + L::Ot + wgi * L::o_tile);  // (not L::kFour)
   if constexpr (BESIDE) pdl_launch_dependents();
   __shared__ uint64_t full[NS];  // TMA: stage i % NS's boxes landed (one arrival a use)
   if constexpr (TMA) {
@@ -145,9 +156,10 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     }
     __syncthreads();
   }
+  auto small = [&](int i) { return L::kFour ? smem + L::Sm + (i % NS) * S::small_bytes : smem + (i % NS) * S::bytes; };
   auto prefetch = [&](char* st, int c, ChunkSpan sp, int i) {
-    if constexpr (TMA) S::template prefetch_tma<NT>(st, p, maps, c, sp, h, cta_v0, V, &full[i % NS], BESIDE);
-    else S::template prefetch<NT>(st, p, c, sp, h, cta_v0, V);
+    if constexpr (TMA) S::template prefetch_tma<NT>(st, small(i), p, maps, c, sp, h, cta_v0, V, &full[i % NS], BESIDE);
+    else S::template prefetch<NT>(st, small(i), p, c, sp, h, cta_v0, V);
   };
 
   // Hᵀ: rows v0 .. v0 + 63 of V, all K columns (element (r, d) is H[d][v0 + r]).
@@ -193,10 +205,12 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN>::kThreads
     const bf16_t* const Qh = reinterpret_cast<const bf16_t*>(st + S::Qh);
     const bf16_t* const P = reinterpret_cast<const bf16_t*>(st + S::P);
     const bf16_t* const Vs = reinterpret_cast<const bf16_t*>(st + S::Vs);
-    const float* const rb = reinterpret_cast<const float*>(st + S::rbeta);
-    const float* const gam = reinterpret_cast<const float*>(st + S::gam);      // GATE
-    const float* const row_gates = reinterpret_cast<const float*>(st + S::rows);  // GATE: e^{G_i}, then e^{γ−G_i}
-    const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(st + S::span);
+    char* const sm = small(i);
+    const float* const rb = reinterpret_cast<const float*>(sm + S::rbeta);
+    const float* const gam = reinterpret_cast<const float*>(sm + S::gam);      // GATE
+    const float* const row_gates = reinterpret_cast<const float*>(sm + S::rows);  // GATE: e^{G_i}, then e^{γ−G_i}
+    const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + S::span);
+    bf16_t* const Ot = L::kFour ? reinterpret_cast<bf16_t*>(st + S::Qh) : Ot_apart;
 
     uint32_t aH[8][4];
     wg::frag_to_a<128>(Hacc, aH);

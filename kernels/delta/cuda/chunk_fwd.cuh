@@ -1038,16 +1038,31 @@ __device__ __forceinline__ void chunk_range_loop(char* stages, const DeltaParams
   // step's copies land or at its end, kept none of the gain at the few-pair shapes: 0.87-1.03x
   // for DeltaNet and GDN, H200, 2026-12-03, docs/perf-delta.md's thirty-sixth session.)
   [[maybe_unused]] unsigned long long t_start = 0;  // BESIDE: REWY_BESIDE_CLOCK's
+  // BESIDE with p.beside_maps (experiment tmabeside): the shared tiles by TMA boxes on full[i % NS].
+  [[maybe_unused]] __shared__ uint64_t full[BESIDE ? NS : 1];
+  [[maybe_unused]] bool boxes = false;
   if constexpr (BESIDE) {
+    if constexpr (S::kBesideBoxes) boxes = p.beside_maps != nullptr;
     if (threadIdx.x == 0) {
       t_start = beside_pass_start(p);
       for (int i = 0; i < NS && i < count; ++i) wait_prep_flag(p, chunk(i), h);
+      if (boxes) {
+        for (int i = 0; i < NS; ++i) tma::mbar_init(&full[i], 1);
+        tma::fence_barrier_init();
+      }
     }
     __syncthreads();
   }
+  auto prefetch = [&](int i, ChunkSpan sp) {
+    if constexpr (BESIDE) {
+      if constexpr (S::kBesideBoxes)
+        if (boxes) return S::prefetch_beside(stage(i), p, chunk(i), sp, h, v0, V, &full[i % NS]);
+    }
+    S::prefetch(stage(i), p, chunk(i), sp, h, v0, V);
+  };
 #pragma unroll
   for (int i = 0; i < NS - 1; ++i) {
-    if (i < count) S::prefetch(stage(i), p, chunk(i), span(i), h, v0, V);
+    if (i < count) prefetch(i, span(i));
     cp_async_commit();
   }
   ChunkSpan ahead = span(NS - 1);
@@ -1055,10 +1070,12 @@ __device__ __forceinline__ void chunk_range_loop(char* stages, const DeltaParams
                     // chunk's span is stored at least one step, and so one barrier, before its step
   for (int i = 0; i < count; ++i) {
     const int j = i + NS - 1;
-    if (j < count) S::prefetch(stage(j), p, chunk(j), ahead, h, v0, V);
+    if (j < count) prefetch(j, ahead);
     ahead = span(j + 1);  // for the next step's prefetch: its latency hides behind this step
     cp_async_commit();    // (an empty group near the end keeps the count)
     cp_async_wait<NS - 1>();
+    if constexpr (BESIDE)
+      if (boxes) tma::mbar_wait(&full[i % NS], (i / NS) & 1);  // (each thread: no barrier needed for its reads)
     body(chunk(i), stage(i));
   }
   cp_async_wait<0>();
@@ -1175,6 +1192,33 @@ struct WgStateStage {
       const size_t off = (t == 0 ? W : t == 1 ? Kb : t == 2 ? Qh : P) + size_t(panel) * kChunk * 64 * 2;
       tma::load_box_multicast(st + off, map, 64 * panel, h, tok0, bar, all);
     }
+  }
+
+  // Beside wy_prep (experiment tmabeside, p.beside_maps): thread 0 issues the whole chunk's shared
+  // tiles as boxes on `bar` (the slice's own part stays cp.async); a partial chunk takes prefetch.
+  static constexpr bool kBesideBoxes = OUTPUT && !FUSED && !KT;
+  __device__ static void prefetch_beside(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V,
+                                         uint64_t* bar) {
+    static_assert(kBesideBoxes, "boxes of W, K̄, Q̂ and P");
+    if (sp.len < kChunk) {
+      if (threadIdx.x == 0) tma::mbar_arrive_expect(bar, 0);
+      return prefetch(st, p, c, sp, h, v0, V);
+    }
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<ChunkSpan*>(st + span) = sp;
+      tma::fence_proxy_async_global();  // wy_prep's stores, acquired through its flags
+      tma::mbar_arrive_expect(bar, tile_bytes);
+      const tma::StateMaps& maps = *p.beside_maps;
+      constexpr int kp = K / 64;
+#pragma unroll
+      for (int b = 0; b < kBoxes; ++b) {
+        const int t = b / kp, panel = b % kp;
+        const CUtensorMap* map = t == 0 ? &maps.W : t == 1 ? &maps.Kb : t == 2 ? &maps.Qh : &maps.P;
+        const size_t off = (t == 0 ? W : t == 1 ? Kb : t == 2 ? Qh : P) + size_t(panel) * kChunk * 64 * 2;
+        tma::load_box(st + off, map, 64 * panel, h, sp.tok0, bar);
+      }
+    }
+    prefetch_slice(st, p, c, sp, h, v0, V);
   }
 
   // Rows [len, C) of K̄ to zero: a box runs on into the next sequence's tokens, and K̄ᵀE must not

@@ -86,12 +86,19 @@ struct ChunkSpan {
 
 // All pointers are token-major and contiguous: x[(tok * H + h) * D + d]; per-chunk C×C matrices
 // [tok][H][C]; states [*][H][K][V].
+namespace tma {
+struct StateMaps;  // tma.cuh
+}
+
 struct DeltaParams {
   int H = 0;
   int64_t tokens = 0;  // B·T: the rows of the token-major tensors (the TMA maps' extent)
   // Experiment l2hint (the forward beside wy_prep): wy_prep reads q and k and writes P and 𝒯 with
   // L2's evict_last, the register pass reads its tiles and writes O with evict_first.
   bool l2_keep = false;
+  // Experiment tmabeside (the forward pass of KDA and GDN2 beside wy_prep): the stage's shared tiles
+  // by TMA boxes of these maps (device memory; W, K̄, Q̂, P) instead of cp.async.
+  const tma::StateMaps* beside_maps = nullptr;
   int num_chunks = 0, num_seqs = 0;
   const int* chunk_tok = nullptr;  // [num_chunks] first token of the chunk
   const int* chunk_len = nullptr;  // [num_chunks] valid rows (1..C)

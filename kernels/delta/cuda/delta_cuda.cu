@@ -964,6 +964,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
+  Tensor beside_maps;  // experiment tmabeside: the pass's tensor maps in device memory
   if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
     const int64_t words = int64_t(ct.num_chunks) * d.H + kPrepWords;
     // REWY_TEST_STALL_PREP=1 (GPU test): wy_prep flags a second copy that the pass never reads.
@@ -974,6 +975,20 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.pass_wait_ns = pass_wait_ns();
     p.prep_lead = prep_lead(var);
     p.l2_keep = experiment("l2hint", var);
+    // tmabeside: KDA's and GDN2's pass beside wy_prep (state_fwd_body, its W, K̄, Q̂ and P) by TMA boxes.
+    if (channel_gate(cfg.variant) && experiment("tmabeside", var) && p.W && p.Kg && p.Qg && p.P) {
+      tma::StateMaps maps;
+      const int64_t rows = d.B * d.T;
+      maps.W = tma::make_token_map(p.W, rows, d.H, d.K);
+      maps.Kb = tma::make_token_map(p.Kg, rows, d.H, d.K);
+      maps.Qh = tma::make_token_map(p.Qg, rows, d.H, d.K);
+      maps.P = tma::make_token_map(p.P, rows, d.H, kChunk);
+      beside_maps = Tensor::empty({int64_t(sizeof(maps) / 4)}, DType::I32, dev, &s);
+      REWY_CHECK(reinterpret_cast<uintptr_t>(beside_maps.data_ptr()) % 64 == 0, "tensor maps need 64-byte alignment");
+      CUDA_CHECK(cudaMemcpyAsync(beside_maps.data_ptr(), &maps, sizeof(maps), cudaMemcpyHostToDevice,
+                                 static_cast<cudaStream_t>(s.handle)));
+      p.beside_maps = reinterpret_cast<const tma::StateMaps*>(beside_maps.data_ptr());
+    }
     p.prep_pass_ctas = int(pairs * (d.V / slice));
     p.prep_max_count = int(longest_chunks(d));
     p.beside_clock = beside_clock_begin(static_cast<cudaStream_t>(s.handle));

@@ -321,10 +321,10 @@ struct ChunkAt {
 };
 
 // Row r, columns c0 .. c0 + 7 of 𝒯 from fp32 Ts [C][LD] into t, as bf16 into Tb [C][kCP] and,
-// inside the chunk, into p.Tinv (16-byte stores; HINT: with an L2 cache policy).
-template <int K, int V, int LD = kLdA, bool HINT = false>
+// inside the chunk, into p.Tinv (16-byte stores).
+template <int K, int V, int LD = kLdA>
 __device__ __forceinline__ void store_tinv8(float (&t)[8], const float* Ts, bf16_t* Tb, const DeltaParams& p,
-                                            const ChunkAt<K, V>& at, int r, int c0, uint64_t policy = 0) {
+                                            const ChunkAt<K, V>& at, int r, int c0) {
   if constexpr (LD % 4 == 0) {
     load8(t, Ts + r * LD + c0);
   } else {
@@ -332,7 +332,7 @@ __device__ __forceinline__ void store_tinv8(float (&t)[8], const float* Ts, bf16
     for (int e = 0; e < 8; ++e) t[e] = Ts[r * LD + c0 + e];
   }
   store8(Tb + r * kCP + c0, t);
-  if (r < at.len) store8_global<false, HINT>(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t, policy);
+  if (r < at.len) store8_global(p.Tinv + at.baseC + int64_t(r) * at.strideC + c0, t);
 }
 
 // Row r, columns c0 .. c0 + 7 of 𝒯 in t, times β of those columns, into out (𝒯 Diag(β), [tok][H][C]);
@@ -415,17 +415,8 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
 
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
-  // l2hint (the shared kernel, which runs beside the pass): q and k, P and 𝒯 kept in L2 for the
-  // pass's read of them (EXP 0 only: the four-CTA kernel spilled more with the code).
-  const bool keep = EXP == 0 && p.l2_keep;
-  if (keep) {
-    const uint64_t last = l2_evict_last();
-    load_tile<kChunk, K, NT, true, true>(ks, KP, p.k + at.baseK, at.strideK, at.len, last);
-    load_tile<kChunk, K, NT, true, true>(qs, KP, p.q + at.baseK, at.strideK, at.len, last);
-  } else {
-    load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
-    load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
-  }
+  load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
+  load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   // (The fused forward forms U in the state pass: no v here.)
   const bool fused = kFusedOnly || (fuses_wu(VAR) && p.Tbeta != nullptr);
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
@@ -491,8 +482,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
     else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
-  if (keep) store_tile_rows<kChunk, kChunk, NT, true>(p.P + at.baseC, at.strideC, Tb, kCP, at.len, l2_evict_last());
-  else store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
+  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
   // (p.row_betas: none, β of the rows instead; the passes read 𝒯 and take β on the rows.)
@@ -500,8 +490,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
   store_row_betas(p, betas, at.c, at.h);
   auto convert_T = [&](int r, int c0) {  // 𝒯 as bf16
     float t[8];
-    if (keep) store_tinv8<K, V, LDA, true>(t, Ts, Tb, p, at, r, c0, l2_evict_last());
-    else store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
+    store_tinv8<K, V, LDA>(t, Ts, Tb, p, at, r, c0);
     if (tbeta_out && r < at.len) store_tbeta8(t, betas, tbeta_out, at, r, c0);
   };
   // GDN's fused forward (fused_gate; p.gate_rows set): no Q̂ and no K̄, the state pass reads q
@@ -1038,7 +1027,7 @@ __device__ __forceinline__ void chunk_range_loop(char* stages, const DeltaParams
   // step's copies land or at its end, kept none of the gain at the few-pair shapes: 0.87-1.03x
   // for DeltaNet and GDN, H200, 2026-12-03, docs/perf-delta.md's thirty-sixth session.)
   [[maybe_unused]] unsigned long long t_start = 0;  // BESIDE: REWY_BESIDE_CLOCK's
-  // BESIDE with p.beside_maps (experiment tmabeside): the shared tiles by TMA boxes on full[i % NS].
+  // BESIDE with p.beside_maps (KDA's and GDN2's pass): the shared tiles by TMA boxes on full[i % NS].
   [[maybe_unused]] __shared__ uint64_t full[BESIDE ? NS : 1];
   [[maybe_unused]] bool boxes = false;
   if constexpr (BESIDE) {
@@ -1194,7 +1183,7 @@ struct WgStateStage {
     }
   }
 
-  // Beside wy_prep (experiment tmabeside, p.beside_maps): thread 0 issues the whole chunk's shared
+  // Beside wy_prep (p.beside_maps: KDA's and GDN2's pass): thread 0 issues the whole chunk's shared
   // tiles as boxes on `bar` (the slice's own part stays cp.async); a partial chunk takes prefetch.
   static constexpr bool kBesideBoxes = OUTPUT && !FUSED && !KT;
   __device__ static void prefetch_beside(char* st, const DeltaParams& p, int c, ChunkSpan sp, int h, int v0, int V,

@@ -84,20 +84,17 @@ struct ChunkSpan {
   int tok0, len;
 };
 
-// All pointers are token-major and contiguous: x[(tok * H + h) * D + d]; per-chunk C×C matrices
-// [tok][H][C]; states [*][H][K][V].
 namespace tma {
 struct StateMaps;  // tma.cuh
 }
 
+// All pointers are token-major and contiguous: x[(tok * H + h) * D + d]; per-chunk C×C matrices
+// [tok][H][C]; states [*][H][K][V].
 struct DeltaParams {
   int H = 0;
   int64_t tokens = 0;  // B·T: the rows of the token-major tensors (the TMA maps' extent)
-  // Experiment l2hint (the forward beside wy_prep): wy_prep reads q and k and writes P and 𝒯 with
-  // L2's evict_last, the register pass reads its tiles and writes O with evict_first.
-  bool l2_keep = false;
-  // Experiment tmabeside (the forward pass of KDA and GDN2 beside wy_prep): the stage's shared tiles
-  // by TMA boxes of these maps (device memory; W, K̄, Q̂, P) instead of cp.async.
+  // The forward pass of KDA and GDN2 beside wy_prep (state_fwd_body): the stage's shared tiles by
+  // TMA boxes of these maps (device memory; W, K̄, Q̂, P), or by cp.async where null.
   const tma::StateMaps* beside_maps = nullptr;
   int num_chunks = 0, num_seqs = 0;
   const int* chunk_tok = nullptr;  // [num_chunks] first token of the chunk
@@ -501,22 +498,6 @@ __device__ __forceinline__ void quad_transpose4(uint32_t (&x)[4]) {
 __device__ __forceinline__ void st_global_v4(void* dst, uint4 v) {
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
-// L2 cache policies for the accesses that take one (experiment l2hint, DeltaParams::l2_keep).
-__device__ __forceinline__ uint64_t l2_evict_last() {
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
-  return policy;
-}
-__device__ __forceinline__ uint64_t l2_evict_first() {
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
-  return policy;
-}
-__device__ __forceinline__ void st_global_v4_hint(void* dst, uint4 v, uint64_t policy) {
-  asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z),
-               "r"(v.w), "l"(policy)
-               : "memory");
-}
 
 // Stores rows r < valid of a warp's fragment to global dst[r * row_stride + c] as bf16, times alpha.
 // With NT a multiple of 4 the quad that holds a row swaps its pieces of four adjacent n8 tiles
@@ -554,11 +535,6 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool va
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),
                "r"(valid ? 16 : 0));
 }
-// cp_async16 with an L2 cache policy (createpolicy's) for the lines it reads.
-__device__ __forceinline__ void cp_async16_hint(void* smem, const void* gmem, bool valid, uint64_t policy) {
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(smem_addr(smem)), "l"(gmem),
-               "r"(valid ? 16 : 0), "l"(policy));
-}
 // 4-byte cp.async (strided scalars); invalid sources write zeros.
 __device__ __forceinline__ void cp_async4(void* smem, const void* gmem, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem), "r"(valid ? 4 : 0));
@@ -572,11 +548,9 @@ __device__ __forceinline__ void cp_async_wait() {
 // Copies a tile of ROWS rows of ROW_BYTES bytes (a multiple of 16) through cp.async by a block of
 // NT threads; rows >= valid are zero-filled. The caller commits and waits (tiles_landed, or a
 // pipeline's wait_group). STEP: the source advances by one add a row (below); false keeps the
-// per-row address, for grad_chunk (chunk_bwd.cuh's kStepRows says why). HINT: the copies take an L2
-// cache policy (STEP's form only).
-template <int ROWS, int ROW_BYTES, int NT = kThreads, bool STEP = true, bool HINT = false>
-__device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid,
-                                           uint64_t policy = 0) {
+// per-row address, for grad_chunk (chunk_bwd.cuh's kStepRows says why).
+template <int ROWS, int ROW_BYTES, int NT = kThreads, bool STEP = true>
+__device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void* src, int64_t row_stride_bytes, int valid) {
   constexpr int kVec = ROW_BYTES / 16;
   if constexpr (NT % kVec == 0 && ROWS * kVec % NT == 0) {
     // A thread keeps its column and steps NT / kVec rows: addresses advance by constants. (The
@@ -592,15 +566,13 @@ __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void*
       const int r = r0 + k * kStep;
       if constexpr (STEP) {
         const bool ok = r < valid;
-        if constexpr (HINT) cp_async16_hint(d + k * kStep * ldd_bytes, ok ? g : src, ok, policy);
-        else cp_async16(d + k * kStep * ldd_bytes, ok ? g : src, ok);
+        cp_async16(d + k * kStep * ldd_bytes, ok ? g : src, ok);
         g += step;
       } else {
         cp_async16(d + k * kStep * ldd_bytes, r < valid ? g + k * kStep * row_stride_bytes : src, r < valid);
       }
     }
   } else {
-    static_assert(!HINT, "an L2 policy: the even tiling's form only");
     for (int idx = threadIdx.x; idx < ROWS * kVec; idx += NT) {
       const int r = idx / kVec, c = (idx % kVec) * 16;
       const char* g = static_cast<const char*>(src) + (r < valid ? r * row_stride_bytes : 0) + c;
@@ -611,10 +583,9 @@ __device__ __forceinline__ void async_tile(void* dst, int ldd_bytes, const void*
 
 // dst[r][c] (leading dim ldd) = src[r * row_stride + c] for r < valid, 0 for valid <= r < ROWS: all
 // tiles issued before one tiles_landed() travel together (one memory latency, not one per row).
-template <int ROWS, int COLS, int NT = kThreads, bool STEP = true, bool HINT = false>
-__device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid,
-                                          uint64_t policy = 0) {
-  async_tile<ROWS, COLS * 2, NT, STEP, HINT>(dst, ldd * 2, src, row_stride * 2, valid, policy);
+template <int ROWS, int COLS, int NT = kThreads, bool STEP = true>
+__device__ __forceinline__ void load_tile(bf16_t* dst, int ldd, const bf16_t* src, int64_t row_stride, int valid) {
+  async_tile<ROWS, COLS * 2, NT, STEP>(dst, ldd * 2, src, row_stride * 2, valid);
 }
 
 // Completes this thread's outstanding tile copies, then synchronises the block. ASYNC: the copies
@@ -805,16 +776,15 @@ __device__ __forceinline__ void store8(bf16_t* dst, const float (&x)[8]) {
   *reinterpret_cast<uint4*>(dst) = u;
 }
 // store8 into global memory (dst 16-byte aligned): one st.global.v4 (st_global_v4).
-template <bool LO = false, bool HINT = false>
-__device__ __forceinline__ void store8_global(bf16_t* dst, const float (&x)[8], uint64_t policy = 0) {
+template <bool LO = false>
+__device__ __forceinline__ void store8_global(bf16_t* dst, const float (&x)[8]) {
   uint32_t w[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
     const __nv_bfloat162 h = __halves2bfloat162(bf16_term<LO>(x[2 * e]), bf16_term<LO>(x[2 * e + 1]));
     w[e] = uint32_t(__bfloat16_as_ushort(h.x)) | (uint32_t(__bfloat16_as_ushort(h.y)) << 16);
   }
-  if constexpr (HINT) st_global_v4_hint(dst, make_uint4(w[0], w[1], w[2], w[3]), policy);
-  else st_global_v4(dst, make_uint4(w[0], w[1], w[2], w[3]));
+  st_global_v4(dst, make_uint4(w[0], w[1], w[2], w[3]));
 }
 
 // for_each_row_octet over the threads tid = 0 .. count − 1 of a part of the block (the caller's
@@ -849,16 +819,11 @@ __device__ __forceinline__ void for_each_row_octet(F&& f) {
 
 // dst[r * row_stride + c] = src[r][c] (leading dim lds) for rows r < valid, c < COLS, in 16-byte
 // pieces by a block of NT threads (rows as for_each_row_octet spreads them): a staged bf16 tile
-// out to global memory, the reverse of load_tile. HINT: the stores take an L2 cache policy.
-template <int ROWS, int COLS, int NT = kThreads, bool HINT = false>
-__device__ __forceinline__ void store_tile_rows(bf16_t* dst, int64_t row_stride, const bf16_t* src, int lds, int valid,
-                                                uint64_t policy = 0) {
+// out to global memory, the reverse of load_tile.
+template <int ROWS, int COLS, int NT = kThreads>
+__device__ __forceinline__ void store_tile_rows(bf16_t* dst, int64_t row_stride, const bf16_t* src, int lds, int valid) {
   for_each_row_octet<ROWS, COLS, NT>([&](int r, int c0) {
-    if constexpr (HINT) {
-      if (r < valid) st_global_v4_hint(dst + int64_t(r) * row_stride + c0, *reinterpret_cast<const uint4*>(src + r * lds + c0), policy);
-    } else {
-      if (r < valid) *reinterpret_cast<uint4*>(dst + int64_t(r) * row_stride + c0) = *reinterpret_cast<const uint4*>(src + r * lds + c0);
-    }
+    if (r < valid) *reinterpret_cast<uint4*>(dst + int64_t(r) * row_stride + c0) = *reinterpret_cast<const uint4*>(src + r * lds + c0);
   });
 }
 

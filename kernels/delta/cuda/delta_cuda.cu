@@ -964,7 +964,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   tma::StateMaps maps;
   if (state_maps(maps, cfg, p, d, li, row_gates)) li.maps = &maps;
   Tensor prep_done;  // the flags of wy_prep beside the pass (zeroed before the pass's launch)
-  Tensor beside_maps;  // experiment tmabeside: the pass's tensor maps in device memory
+  Tensor beside_maps;  // KDA's and GDN2's beside pass: its tensor maps in device memory
   if (beside) {  // p.prep_done set: launch_forward puts wy_prep beside the pass
     const int64_t words = int64_t(ct.num_chunks) * d.H + kPrepWords;
     // REWY_TEST_STALL_PREP=1 (GPU test): wy_prep flags a second copy that the pass never reads.
@@ -974,9 +974,12 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     p.prep_items = reinterpret_cast<const int4*>(ct.prep_order.data_ptr());
     p.pass_wait_ns = pass_wait_ns();
     p.prep_lead = prep_lead(var);
-    p.l2_keep = experiment("l2hint", var);
-    // tmabeside: KDA's and GDN2's pass beside wy_prep (state_fwd_body, its W, K̄, Q̂ and P) by TMA boxes.
-    if (channel_gate(cfg.variant) && experiment("tmabeside", var) && p.W && p.Kg && p.Qg && p.P) {
+    // KDA's and GDN2's pass beside wy_prep (state_fwd_body) takes its W, K̄, Q̂ and P by TMA boxes
+    // (WgStateStage::prefetch_beside): Recompute forward at (2, 8192, 16) and (1, 32768, 32) KDA
+    // 1.041x / 1.024x, GDN2 1.039x / 1.032x (means of two rounds; KDA 1.044x / 1.032x in three
+    // more), every GPU test passing (H100, 2026-12-06, docs/measurements/2026-12-06-s63/call3b/).
+    // REWY_EXPERIMENTS=notmabeside keeps cp.async.
+    if (channel_gate(cfg.variant) && !experiment("notmabeside", var) && p.W && p.Kg && p.Qg && p.P) {
       tma::StateMaps maps;
       const int64_t rows = d.B * d.T;
       maps.W = tma::make_token_map(p.W, rows, d.H, d.K);

@@ -31,10 +31,8 @@ namespace rewy::delta::cuda_impl {
 // launch_state_fwd_as); preplead4, preplead8, preplead16, preplead32, noplead (wy_prep beside the
 // forward's pass at most that many chunks ahead of it, or without a lead: delta_cuda.cu's
 // prep_lead); notmareg (the register pass beside wy_prep by cp.async, not
-// TMA: launch_state_fwd_reg); reg4st (that pass at four stages where they fit: RegPassLayout);
-// tmabeside (KDA's and GDN2's pass beside wy_prep, its shared tiles by TMA boxes:
-// DeltaParams::beside_maps); l2hint (wy_prep beside the register pass reads q, k and writes P, 𝒯
-// with L2's evict_last, the pass reads with evict_first: DeltaParams::l2_keep);
+// TMA), reg3st (that pass by TMA at three stages, not four: launch_state_fwd_reg); notmabeside
+// (KDA's and GDN2's pass beside wy_prep by cp.async: delta_cuda.cu's forward);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

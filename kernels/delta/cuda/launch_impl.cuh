@@ -412,7 +412,7 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
 // The forward pass with the state in registers (state_fwd_reg.cuh; where launch_state_fwd_as
 // takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice).
 // TMA: the stage's tiles by TMA boxes and O's whole chunks by a TMA store (state_fwd_reg_kernel).
-// FOUR: experiment reg4st (RegPassLayout's).
+// FOUR: four stages where they fit (RegPassLayout's).
 template <int VAR, int K, int V, int BV, bool BESIDE, bool TMA, bool FOUR = false>
 void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
   using L = RegPassLayout<K, V, BV, VAR == kGDN, FOUR>;
@@ -439,17 +439,21 @@ void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
   count_register_pass();
 }
 
-// The register pass beside wy_prep moves its tiles by TMA (state_fwd_reg.cuh's prefetch_tma; the
-// kernel's inputs are 16-byte aligned, kernel_ready's copies where they were not): Recompute
-// forward at (2, 8192, 16) and (1, 32768, 32), DeltaNet at V-slices of 64: 1.080x / 1.070x with
-// O by a TMA store too, 1.061x / 1.057x with the loads alone (means of two rounds). Not in the
-// serial pass at slices of 128 (shapes 0, 1, 4: 0.988-0.995x), where 256 threads share the copies
-// (H100, 2026-12-06, docs/measurements/2026-12-06-s63/call2/). REWY_EXPERIMENTS=notmareg keeps
-// cp.async beside too.
+// The register pass beside wy_prep moves its tiles and O by TMA (state_fwd_reg.cuh's prefetch_tma;
+// the kernel's inputs are 16-byte aligned, kernel_ready's copies where they were not) at four
+// stages where they fit (DeltaNet at V-slices of 64). Recompute forward at (2, 8192, 16) and (1,
+// 32768, 32), DeltaNet: by TMA at three stages 1.080x / 1.070x the cp.async pass on one H100 (call
+// 2, means of two rounds) and 0.988x / 0.995x on another (call 3b, three rounds), where four stages
+// gave 1.012x / 1.008x the cp.async pass and 1.024x / 1.014x three (H100, 2026-12-06,
+// docs/measurements/2026-12-06-s63/call2/, call3b/). Not in the serial pass at slices of 128
+// (shapes 0, 1, 4: 0.988-0.995x by TMA), where 256 threads share the copies.
+// REWY_EXPERIMENTS=notmareg keeps cp.async beside too; reg3st the TMA pass at three stages.
 template <int VAR, int K, int V, int BV, bool BESIDE>
 void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
-  if (BESIDE && experiment("reg4st", VAR)) return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE, BESIDE>(p, s);
-  if (BESIDE && !experiment("notmareg", VAR)) return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE>(p, s);
+  if (BESIDE && !experiment("notmareg", VAR)) {
+    if (experiment("reg3st", VAR)) return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE>(p, s);
+    return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE, BESIDE>(p, s);
+  }
   launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, false>(p, s);
 }
 

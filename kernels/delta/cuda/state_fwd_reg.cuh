@@ -34,7 +34,7 @@ inline constexpr int kRegPassDataPhase = 4;
 // One stage: a chunk's 𝒯 (Diag(β)), k, q, P and this CTA's V-slice of v (swizzled K-major tiles,
 // 1024-byte aligned: `st`), and its small part (`sm`): the rows' β (p.row_betas), GATE's e^γ and
 // row gates, and the chunk's span. APART: the small parts in a region of their own (sm apart from
-// st; reg4st), else right after the tiles (sm = st).
+// st; RegPassLayout's FOUR), else right after the tiles (sm = st).
 template <int K, int BV, bool GATE, bool APART = false>
 struct RegStage {
   static constexpr size_t T = 0;                                    // bf16 [C][C]
@@ -77,7 +77,6 @@ struct RegStage {
   // boxes where each of 128 threads issued 28 cp.async on the step's chain. A partial chunk arms it
   // for no bytes and takes prefetch's cp.async (a box would bring the next sequence's rows, not
   // zeros). acquired: beside wy_prep, whose generic stores thread 0 acquired through its flags.
-  // p.l2_keep (experiment l2hint): the boxes' lines marked evict_first (their last read).
   static constexpr uint32_t tma_bytes = uint32_t(2 * kChunk * kChunk + 2 * kChunk * K + kChunk * BV) * 2;
   template <int NT>
   __device__ static void prefetch_tma(char* st, char* sm, const DeltaParams& p, const tma::RegMaps& m, int c, ChunkSpan sp,
@@ -91,10 +90,7 @@ struct RegStage {
       if (acquired) tma::fence_proxy_async_global();
       tma::mbar_arrive_expect(bar, tma_bytes);
       constexpr int kPanel = kChunk * 64 * 2;
-      auto box = [&](size_t off, const CUtensorMap* map, int c) {
-        if (p.l2_keep) tma::load_box_hint(st + off, map, c, h, sp.tok0, bar, l2_evict_first());
-        else tma::load_box(st + off, map, c, h, sp.tok0, bar);
-      };
+      auto box = [&](size_t off, const CUtensorMap* map, int c) { tma::load_box(st + off, map, c, h, sp.tok0, bar); };
       box(T, &m.T, 0);
       box(P, &m.P, 0);
 #pragma unroll
@@ -109,8 +105,8 @@ struct RegStage {
   }
 };
 
-// FOUR (experiment reg4st, with TMA): four stages where they fit (one warpgroup, no GATE), the
-// stages' small parts apart and O staged in the step's own q tile (dead once Hᵀ Qᵀ is done; the
+// FOUR (with TMA): four stages where they fit (one warpgroup, no GATE: DeltaNet at V-slices of 64),
+// the stages' small parts apart and O staged in the step's own q tile (dead once Hᵀ Qᵀ is done; the
 // tile is refilled one step later, after the TMA store has read it), else as without it.
 template <int K, int V, int BV, bool GATE, bool FOUR = false>
 struct RegPassLayout {
@@ -138,7 +134,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN, FOUR>::kT
   constexpr bool kGate = VAR == kGDN;
   using L = RegPassLayout<K, V, BV, kGate, FOUR>;
   using S = typename L::S;
-  static_assert(!FOUR || TMA, "reg4st: with TMA (O by the store that reads the q tile before its refill)");
+  static_assert(!FOUR || TMA, "four stages: with TMA (O by the store that reads the q tile before its refill)");
   using wg::Major;
   constexpr int NT = L::kThreadsA, NS = L::stages;
   if (!on_path(p.path_flag, p.path_value)) return;
@@ -278,10 +274,7 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN, FOUR>::kT
     warpgroup_sync(1 + wgi);
     const int t = threadIdx.x & 127;
     if (o_by_box) {
-      if (t == 0) {
-        if (p.l2_keep) tma::store_box<true>(&maps.O, v0, h, sp.tok0, Ot, l2_evict_first());
-        else tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
-      }
+      if (t == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
     } else {
 #pragma unroll
       for (int k = 0; k < kChunk * 8 / 128; ++k) {

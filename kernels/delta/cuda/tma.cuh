@@ -64,31 +64,13 @@ __device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, int 
       : "memory");
 }
 
-// load_box with an L2 cache policy (createpolicy's) for the lines it reads.
-__device__ __forceinline__ void load_box_hint(void* dst, const CUtensorMap* map, int c, int h, int t, uint64_t* bar,
-                                              uint64_t policy) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2, "
-      "%3, %4}], [%5], %6;\n" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(h), "r"(t), "r"(smem_addr(bar)), "l"(policy)
-      : "memory");
-}
-
 // Shared-memory box at src (1024-byte aligned, the 128-byte swizzle) to (channel c, head h, token
 // row t) of `map` (rows past the tensor's end are dropped), as one bulk async-group; then commit.
-// HINT: with an L2 cache policy for the lines it writes.
-template <bool HINT = false>
-__device__ __forceinline__ void store_box(const CUtensorMap* map, int c, int h, int t, const void* src, uint64_t policy = 0) {
-  if constexpr (HINT)
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%1, %2, %3}], [%4], %5;\n" ::"l"(
-                     reinterpret_cast<uint64_t>(map)),
-                 "r"(c), "r"(h), "r"(t), "r"(smem_addr(src)), "l"(policy)
-                 : "memory");
-  else
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
-                     reinterpret_cast<uint64_t>(map)),
-                 "r"(c), "r"(h), "r"(t), "r"(smem_addr(src))
-                 : "memory");
+__device__ __forceinline__ void store_box(const CUtensorMap* map, int c, int h, int t, const void* src) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(c), "r"(h), "r"(t), "r"(smem_addr(src))
+               : "memory");
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }
 // The issuing thread's bulk stores have read their shared memory (it may be written again).

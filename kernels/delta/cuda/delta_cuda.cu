@@ -442,13 +442,10 @@ int fell_back(const LastCut& cut) {
   return cut.flags.to(cpu()).data<int>()[cut.word] != 0 ? 1 : 0;
 }
 
-// The tensor maps of the state pass's shared tiles (LaunchInfo::maps), when they serve: the
-// state pass runs in V-slices narrower than V and every tile's base is 16-byte aligned (TMA's
-// rule; views of a misaligned input keep the plain kernel). row_gates (fused_gate): the pass
-// reads k and q in K̄'s and Q̂'s place.
-bool state_maps(tma::StateMaps& maps, const Config& cfg, const DeltaParams& p, const Dims& d, const LaunchInfo& li,
-                bool row_gates) {
-  if (!cfg.multicast_state_tiles || li.bv >= d.V) return false;
+// The tensor maps of the state pass's shared tiles W, K̄, Q̂, P, when every tile's base is set and
+// 16-byte aligned (TMA's rule; views of a misaligned input keep the plain kernel). row_gates
+// (fused_gate): the pass reads k and q in K̄'s and Q̂'s place.
+bool token_state_maps(tma::StateMaps& maps, const DeltaParams& p, const Dims& d, bool row_gates) {
   const bf16_t* const kb = row_gates ? p.k : p.Kg;
   const bf16_t* const qh = row_gates ? p.q : p.Qg;
   const bf16_t* bases[] = {p.W, kb, qh, p.P};
@@ -460,6 +457,12 @@ bool state_maps(tma::StateMaps& maps, const Config& cfg, const DeltaParams& p, c
   maps.Qh = tma::make_token_map(qh, rows, d.H, d.K);
   maps.P = tma::make_token_map(p.P, rows, d.H, kChunk);
   return true;
+}
+// The cluster pass's maps (LaunchInfo::maps), when they serve: the state pass runs in V-slices
+// narrower than V, and token_state_maps has them.
+bool state_maps(tma::StateMaps& maps, const Config& cfg, const DeltaParams& p, const Dims& d, const LaunchInfo& li,
+                bool row_gates) {
+  return cfg.multicast_state_tiles && li.bv < d.V && token_state_maps(maps, p, d, row_gates);
 }
 
 float resolve_scale(const Config& cfg, const Dims& d) {
@@ -979,16 +982,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
     // 1.041x / 1.024x, GDN2 1.039x / 1.032x (means of two rounds; KDA 1.044x / 1.032x in three
     // more), every GPU test passing (H100, 2026-12-06, docs/measurements/2026-12-06-s63/call3b/).
     // REWY_EXPERIMENTS=notmabeside keeps cp.async.
-    if (channel_gate(cfg.variant) && !experiment("notmabeside", var) && p.W && p.Kg && p.Qg && p.P) {
-      tma::StateMaps maps;
-      const int64_t rows = d.B * d.T;
-      maps.W = tma::make_token_map(p.W, rows, d.H, d.K);
-      maps.Kb = tma::make_token_map(p.Kg, rows, d.H, d.K);
-      maps.Qh = tma::make_token_map(p.Qg, rows, d.H, d.K);
-      maps.P = tma::make_token_map(p.P, rows, d.H, kChunk);
-      beside_maps = Tensor::empty({int64_t(sizeof(maps) / 4)}, DType::I32, dev, &s);
+    tma::StateMaps pass_maps;
+    if (channel_gate(cfg.variant) && !experiment("notmabeside", var) && token_state_maps(pass_maps, p, d, row_gates)) {
+      beside_maps = Tensor::empty({int64_t(sizeof(pass_maps) / 4)}, DType::I32, dev, &s);
       REWY_CHECK(reinterpret_cast<uintptr_t>(beside_maps.data_ptr()) % 64 == 0, "tensor maps need 64-byte alignment");
-      CUDA_CHECK(cudaMemcpyAsync(beside_maps.data_ptr(), &maps, sizeof(maps), cudaMemcpyHostToDevice,
+      CUDA_CHECK(cudaMemcpyAsync(beside_maps.data_ptr(), &pass_maps, sizeof(pass_maps), cudaMemcpyHostToDevice,
                                  static_cast<cudaStream_t>(s.handle)));
       p.beside_maps = reinterpret_cast<const tma::StateMaps*>(beside_maps.data_ptr());
     }

@@ -103,6 +103,8 @@ void check_variant(Variant variant) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const int64_t register_passes_before = register_pass_launches();
   bool register_pass_expected = false;  // some configuration below meets the register pass's rule
+  const int64_t one_kernel_before = one_kernel_forwards();
+  bool one_kernel_expected = false;  // ... the one-kernel forward's (REWY_EXPERIMENTS=ffwd)
   set_allocation_poisoning(true);
   const auto cs = cases();
   const uint64_t seed0 = test::fresh_seed();
@@ -148,10 +150,13 @@ void check_variant(Variant variant) {
         cfg.prep_overlap = !small_run() && (i + k / 4) % 2 == 1;
         const Outputs out = run_named(cfg, dev);
         const int64_t slice = std::min<int64_t>(cfg.state_slice, cs_i.V);  // (the launchers cap the width at V)
-        if (pol == Policy::Recompute && cs_i.K == 128 &&
+        const bool one_kernel = pol == Policy::Recompute && variant == Variant::DeltaNet && cs_i.K == 128 &&
+                                cs_i.V == 128 && slice % 64 == 0 && cuda_impl::experiment("ffwd", variant);
+        if (pol == Policy::Recompute && cs_i.K == 128 && !one_kernel &&
             ((variant == Variant::DeltaNet && slice % 64 == 0) ||
              (variant == Variant::GDN && (slice == 64 || (slice == 128 && cuda_impl::experiment("rpass", variant))))))
           register_pass_expected = true;
+        if (one_kernel) one_kernel_expected = true;
         std::string line = fmt::format("{:8s} T={:5d} K={:3d} V={:3d} {}{} {:8s} {:9s} BV={:<3d} W={:<2d} P={:<2d}{} R={:<2d}",
                                        name(variant), cs_i.T, cs_i.K, cs_i.V, cs_i.seqlens.empty() ? "" : "varlen ",
                                        cs_i.h0 ? "h0" : "  ", name(algo), name(pol), cfg.state_slice, cfg.grad_warps,
@@ -165,6 +170,11 @@ void check_variant(Variant variant) {
   // norpass): the checks above covered it where some configuration here took it.
   if (register_pass_expected && !cuda_impl::experiment("norpass", variant)) {
     EXPECT_GT(register_pass_launches(), register_passes_before) << "no forward took the register pass";
+  }
+  // Under REWY_EXPERIMENTS=ffwd DeltaNet's fused Recompute forward at K = V = 128 runs as one
+  // kernel (fwd_fused.cuh): the checks above covered it where some configuration took it.
+  if (one_kernel_expected) {
+    EXPECT_GT(one_kernel_forwards(), one_kernel_before) << "no forward ran as one kernel";
   }
   set_allocation_poisoning(false);
 }

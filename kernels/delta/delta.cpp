@@ -261,6 +261,14 @@ int64_t register_pass_launches() {
 #endif
 }
 
+int64_t one_kernel_forwards() {
+#if REWY_WITH_CUDA
+  return cuda_impl::one_kernel_forwards();
+#else
+  return 0;
+#endif
+}
+
 int64_t overlapped_backwards() {
 #if REWY_WITH_CUDA
   return cuda_impl::overlapped_backwards();

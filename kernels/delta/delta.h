@@ -301,6 +301,9 @@ int64_t multicast_state_launches();
 // CUDA: how many forward state passes this process has run with the state in registers
 // (kernels/delta/cuda/state_fwd_reg.cuh; REWY_EXPERIMENTS=rpass); 0 without CUDA.
 int64_t register_pass_launches();
+// CUDA: how many forwards this process has run as one kernel (kernels/delta/cuda/fwd_fused.cuh;
+// REWY_EXPERIMENTS=ffwd); 0 without CUDA.
+int64_t one_kernel_forwards();
 // CUDA: how many backwards this process has run with grad_chunk beside the state passes
 // (Config::overlap_grad, where it applies); 0 without CUDA.
 int64_t overlapped_backwards();

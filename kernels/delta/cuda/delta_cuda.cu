@@ -411,6 +411,7 @@ Tensor bind_gate_rows(DeltaParams& p, const ChunkTable& ct, int64_t H, const Dev
 
 std::atomic<int64_t> g_multicast_launches{0};
 std::atomic<int64_t> g_register_passes{0};
+std::atomic<int64_t> g_one_kernel_forwards{0};
 std::atomic<int64_t> g_overlapped_backwards{0};
 std::atomic<int64_t> g_prep_beside_forwards{0};
 std::atomic<int64_t> g_unfused_forwards_keeping_tbeta{0};
@@ -888,9 +889,15 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // the pass in whole-V slices (at (4, 4096, 16) DeltaNet 0.96x, KDA/GDN2 0.71-0.73x), and KDA's
   // and GDN2's pass at up to 64 CTAs (0.80-0.95x).
   const int64_t pairs = d.N * d.H;
+  // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh: wy_prep's work on a producer
+  // warpgroup beside the register pass's two, P, 𝒯 and β kept on chip for the pass) where the fused
+  // forward runs: REWY_EXPERIMENTS=ffwd, in place of wy_prep beside the pass too. Slower as built
+  // (0.34-0.71x where it runs; its producer's solve is the chain: fwd_fused.cuh says what it measured).
+  const bool try_one_kernel = cfg.variant == Variant::DeltaNet && !save && d.K == 128 && d.V == 128 &&
+                              experiment("ffwd", var) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;
-  bool beside = cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) && ct.num_chunks > 0 &&
-                !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
+  bool beside = !try_one_kernel && cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) &&
+                ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
   if (beside) {
     const int64_t cap = channel_gate(cfg.variant) ? 32 : 64;
     int64_t w = cfg.state_slice ? li.bv : cut_first ? 64 : 16;
@@ -918,6 +925,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   if (kfuse) g_fused_channel_forwards.fetch_add(1, std::memory_order_relaxed);
   const bool fused_scalar = fused_wu(var, true, li.store_state, slice);
   const bool fused = fused_scalar || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
+  li.one_kernel = try_one_kernel && fused_scalar && !cut_first && !saved_rows && !li.store_state;
   const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
   // What DeltaNet's and GDN's fused forward never reads is not allocated: W and U (wy_prep writes
   // 𝒯 Diag(β) in their place and the pass forms E from it, k and v) and, with the rows' gates, GDN's
@@ -1264,6 +1272,8 @@ void count_multicast_launch() { g_multicast_launches.fetch_add(1, std::memory_or
 int64_t multicast_state_launches() { return g_multicast_launches.load(std::memory_order_relaxed); }
 void count_register_pass() { g_register_passes.fetch_add(1, std::memory_order_relaxed); }
 int64_t register_pass_launches() { return g_register_passes.load(std::memory_order_relaxed); }
+void count_one_kernel_forward() { g_one_kernel_forwards.fetch_add(1, std::memory_order_relaxed); }
+int64_t one_kernel_forwards() { return g_one_kernel_forwards.load(std::memory_order_relaxed); }
 int64_t overlapped_backwards() { return g_overlapped_backwards.load(std::memory_order_relaxed); }
 int64_t prep_beside_forwards() { return g_prep_beside_forwards.load(std::memory_order_relaxed); }
 int64_t unfused_forwards_keeping_tbeta() { return g_unfused_forwards_keeping_tbeta.load(std::memory_order_relaxed); }

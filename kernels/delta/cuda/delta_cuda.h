@@ -11,6 +11,7 @@ Grads backward(const Config& cfg, const Inputs& in, const Dims& dims, const Forw
                const Tensor& dht);
 int64_t multicast_state_launches();
 int64_t register_pass_launches();
+int64_t one_kernel_forwards();
 int64_t overlapped_backwards();
 int64_t prep_beside_forwards();
 int64_t unfused_forwards_keeping_tbeta();

@@ -32,7 +32,8 @@ namespace rewy::delta::cuda_impl {
 // forward's pass at most that many chunks ahead of it, or without a lead: delta_cuda.cu's
 // prep_lead); notmareg (the register pass beside wy_prep by cp.async, not
 // TMA), reg3st (that pass by TMA at three stages, not four: launch_state_fwd_reg); notmabeside
-// (KDA's and GDN2's pass beside wy_prep by cp.async: delta_cuda.cu's forward);
+// (KDA's and GDN2's pass beside wy_prep by cp.async: delta_cuda.cu's forward); ffwd (DeltaNet's
+// fused Recompute forward at K = V = 128 as one kernel, fwd_fused.cuh: delta_cuda.cu's forward);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -37,12 +37,17 @@ struct LaunchInfo {
   // V-slices narrower than V, the slices of a (sequence, head) run as one cluster that loads them
   // once (state_fwd_cluster_kernel). Null: every slice loads its own.
   const tma::StateMaps* maps = nullptr;
+  // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; experiment ffwd, delta_cuda.cu's
+  // forward says where): no wy_prep and no state pass.
+  bool one_kernel = false;
 };
 
 // Counts the state passes launched as clusters (multicast_state_launches()).
 void count_multicast_launch();
 // Counts the forward passes with the state in registers (register_pass_launches()).
 void count_register_pass();
+// Counts the forwards run as one kernel (one_kernel_forwards()).
+void count_one_kernel_forward();
 
 // Forward: wy_prep (forward mode), state_fwd with the output fused.
 template <int VAR> void launch_forward(const DeltaParams& p, const LaunchInfo& li);

@@ -11,6 +11,7 @@
 
 #include "engine/cuda/check_cuda.h"
 #include "kernels/delta/cuda/chunk_bwd.cuh"
+#include "kernels/delta/cuda/fwd_fused.cuh"
 #include "kernels/delta/cuda/state_fwd_reg.cuh"
 #include "kernels/delta/cuda/launch.h"
 #include "kernels/delta/rw_from_ru.h"
@@ -184,12 +185,14 @@ void dispatch_flag(bool on, F&& f) {
   f(std::false_type{});
 }
 
-// kernel<<<grid, threads, smem, s>>>(p), or with `beside` as a programmatic dependent of the
-// kernel before it in s: it may start once every CTA of that one has run pdl_launch_dependents.
-template <class Kernel>
-void launch_kernel(Kernel kernel, dim3 grid, int threads, size_t smem, cudaStream_t s, const DeltaParams& p, bool beside) {
+// kernel<<<grid, threads, smem, s>>>(p, extra...), or with `beside` as a programmatic dependent of
+// the kernel before it in s: it may start once every CTA of that one has run pdl_launch_dependents.
+// extra: the kernel's parameters after p (tensor maps, taken as __grid_constant__).
+template <class Kernel, class... Extra>
+void launch_kernel(Kernel kernel, dim3 grid, int threads, size_t smem, cudaStream_t s, const DeltaParams& p, bool beside,
+                   const Extra&... extra) {
   if (!beside) {
-    kernel<<<grid, threads, smem, s>>>(p);
+    kernel<<<grid, threads, smem, s>>>(p, extra...);
     return;
   }
   cudaLaunchAttribute attr[1];
@@ -202,7 +205,7 @@ void launch_kernel(Kernel kernel, dim3 grid, int threads, size_t smem, cudaStrea
   cfg.stream = s;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, extra...));
 }
 
 // A chunk-parallel kernel (one CTA of NT threads per (chunk, head), kSmem bytes of dynamic shared
@@ -232,14 +235,14 @@ void launch_chunk_parallel(const std::string& name, const char* const (&labels)[
 
 // A sequential kernel (one CTA of NT threads per (sequence, head, V-slice), and plane: blockIdx.z,
 // the segment scan's map pass's two; kSmem bytes of dynamic shared memory): its shared-memory
-// limit raised once per kernel, then a phase-timed launch.
-template <auto kKernel, size_t kSmem, int NT = kThreads, int N>
+// limit raised once per kernel, then a phase-timed launch (extra: as launch_kernel's).
+template <auto kKernel, size_t kSmem, int NT = kThreads, int N, class... Extra>
 void launch_sequential(const std::string& name, const char* const (&labels)[N], const DeltaParams& p, int slices,
-                       cudaStream_t s, bool beside = false, int planes = 1) {
-  static const bool once = (set_smem(kKernel, kSmem, name), true);
+                       cudaStream_t s, bool beside = false, int planes = 1, const Extra&... extra) {
+  static const bool once = (set_smem(kKernel, kSmem, name, NT), true);
   (void)once;
   phase_timed_launch(name, s, p, labels, [&](const DeltaParams& q) {
-    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H, planes), NT, kSmem, s, q, beside);
+    launch_kernel(kKernel, dim3(q.num_seqs * slices, q.H, planes), NT, kSmem, s, q, beside, extra...);
   });
 }
 
@@ -306,7 +309,7 @@ void launch_prep(const DeltaParams& p, cudaStream_t s, int warps, bool overlap, 
   // on one SM and slow it: there the shared kernel stays (H200, 2026-12-04, experiment prep3,
   // docs/measurements/2026-12-04-s40/call2/). REWY_EXPERIMENTS=prep2 times the shared kernel.
   // At K = 128 that kernel runs at four CTAs an SM (kPrepFused4Exp: 𝒯's fp32 tile over q's slot,
-  // 44 KB; 64 registers, DeltaNet's 8 bytes spilled): more chunks beside each one's solve, a chain
+  // 44 KB; 64 registers, DeltaNet's 16 bytes of stack): more chunks beside each one's solve, a chain
   // on a few warps. wy_prep 104.2 -> 98.4 us at (8, 2048, 16), 395.2 -> 373.6 at (8, 4096, 32)
   // (DeltaNet), 111.5 -> 103.3 and 426.3 -> 399.1 (GDN); Recompute forward 1.021-1.027x DeltaNet
   // where it applies (shapes 0, 1, 4), 1.020-1.041x GDN at all six (the decay cut runs wy_prep
@@ -420,8 +423,6 @@ void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
   static const std::string name = kname(
       (std::string(BESIDE ? "state_fwd_reg_beside" : "state_fwd_reg") + (TMA ? "_tma" : "") + (L::kFour ? "4" : "")).c_str(),
       VAR, K, V, BV);
-  static const bool once = (set_smem(kKernel, L::total, name, L::kThreadsA), true);
-  (void)once;
   tma::RegMaps maps{};
   if constexpr (TMA) {
     const bf16_t* const k = VAR == kGDN ? p.k : p.Kg;
@@ -433,9 +434,7 @@ void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
     maps.V = tma::make_token_map(p.v, p.tokens, p.H, V);
     maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
   }
-  phase_timed_launch(name, s, p, kStateFwdPhases, [&](const DeltaParams& q) {
-    kKernel<<<dim3(q.num_seqs * (V / BV), q.H), L::kThreadsA, L::total, s>>>(q, maps);
-  });
+  launch_sequential<kKernel, L::total, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s, false, 1, maps);
   count_register_pass();
 }
 
@@ -455,6 +454,25 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
     return launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, BESIDE, BESIDE>(p, s);
   }
   launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, false>(p, s);
+}
+
+// DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): one CTA of
+// three warpgroups per (sequence, head); k, q, v by TMA boxes and O by TMA stores.
+template <int K, int V>
+void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
+  using L = FusedFwdLayout<K, V>;
+  constexpr auto kKernel = fwd_fused_kernel<K, V>;
+  static const std::string name = kname("fwd_fused", kDeltaNet, K, V);
+  REWY_CHECK(p.Kg && p.Qg && p.P && p.Tinv && (p.row_betas ? p.Tbeta == p.Tinv : p.Tbeta != nullptr) && !p.prep_done &&
+                 !p.path_flag && !p.E && !p.Hs,
+             "the one-kernel forward: DeltaNet's fused Recompute forward (P, 𝒯, β on the rows or 𝒯 Diag(β)), not beside, no stored states");
+  tma::RegMaps maps{};
+  maps.K = tma::make_token_map(p.Kg, p.tokens, p.H, K);
+  maps.Q = tma::make_token_map(p.Qg, p.tokens, p.H, K);
+  maps.V = tma::make_token_map(p.v, p.tokens, p.H, V);
+  maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
+  launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPhases, p, 1, s, false, 1, maps);
+  count_one_kernel_forward();
 }
 
 template <int VAR, int K, int V, int BV, bool OUTPUT, bool STORE, bool SGATE = false, bool BESIDE = false>
@@ -848,6 +866,8 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
+    if constexpr (VAR == kDeltaNet && K == 128 && V == 128)
+      if (li.one_kernel) return launch_fwd_fused<K, V>(p, li.stream);
     // Beside (p.prep_done set: delta_cuda.cu's forward decides): the pass first, wy_prep as its
     // programmatic dependent on the SMs it leaves (both wait on nothing else; REWY_KERNEL_TIMING
     // times kernels one at a time, so there they run in order without the flags).

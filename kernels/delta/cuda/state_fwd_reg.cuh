@@ -123,6 +123,104 @@ struct RegPassLayout {
   static_assert(total + 1024 <= 228 * 1024, "the register pass's shared memory no longer fits an SM");
 };
 
+// One step of the register pass on this warpgroup's 64 columns of V, from a stage's swizzled tiles:
+// T (𝒯, or 𝒯 Diag(β)) and P [C][C], Kb and Qh [C][K], Vs (v's columns vcol0 .. vcol0 + 63 among
+// its panels). Hᵀ is updated in place and Oᵀ (unscaled) left in accO. rb: the rows' β where
+// row_betas (else 1: β is in T). GATE: GDN's row gates (e^{G_i}, then e^{γ−G_i}) and e^γ.
+// phase_cycles: marks 1 and 2.
+// state_fwd_reg_kernel's step and the one-kernel forward's consumers (fwd_fused.cuh).
+template <int K, bool GATE>
+__device__ __forceinline__ void reg_pass_step(float (&Hacc)[64], float (&accO)[32], const bf16_t* T, const bf16_t* Kb,
+                                              const bf16_t* Qh, const bf16_t* P, const bf16_t* Vs, int vcol0,
+                                              bool row_betas, const float* rb, const float* row_gates, const float* gam,
+                                              unsigned long long* phase_cycles) {
+  using wg::Major;
+  const int q4 = threadIdx.x & 3;
+  uint32_t aH[8][4];
+  wg::frag_to_a<128>(Hacc, aH);
+  float accD[32];
+  wg::gemm_reg_a_issue<64, K, Major::K>(accD, aH, Kb, false);  // Hᵀ Kᵀ
+  wg::commit();
+  wg::gemm_reg_a_issue<64, K, Major::K>(accO, aH, Qh, false);  // Hᵀ Qᵀ
+  wg::commit();
+  wg::wait<1>();
+  wg::fence_accumulator(accD);
+  phase_mark(phase_cycles, 1);
+  // D'ᵀ = (Vᵀ − Hᵀ Kᵀ Diag(e^G)) Diag(β): column c of the fragment is the chunk's row c.
+  {  // V's fragment transposed by ldmatrix.trans: an x4 gives n8 tiles jj, jj + 1 at both row halves
+    const int lane = threadIdx.x & 31, m = lane >> 3, vrow = vcol0 + 16 * ((threadIdx.x >> 5) & 3) + 8 * (m & 1);
+#pragma unroll
+    for (int jj = 0; jj < 8; jj += 2) {
+      uint32_t vv[4];
+      ldsm_x4_trans(vv, Vs + wg::tile_offset<kChunk>(8 * (jj + (m >> 1)) + (lane & 7), vrow));
+#pragma unroll
+      for (int x = 0; x < 4; ++x) {
+        const int j2 = jj + (x >> 1), hh = x & 1;
+        const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&vv[x]));
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int c = 8 * j2 + 2 * q4 + e;
+          const float b = row_betas ? rb[c] : 1.f, g = GATE ? row_gates[c] : 1.f;
+          float& x_ = accD[4 * j2 + 2 * hh + e];
+          x_ = b * ((e ? vf.y : vf.x) - g * x_);
+        }
+      }
+    }
+  }
+  uint32_t aD[4][4];
+  wg::frag_to_a<64>(accD, aD);
+  float accE[32];
+  wg::gemm_reg_a_issue<64, kChunk, Major::K>(accE, aD, T, false);  // Eᵀ = D'ᵀ 𝒯ᵀ
+  wg::commit();
+  wg::wait<0>();
+  wg::fence_accumulator(accE);
+  wg::fence_accumulator(accO);
+  phase_mark(phase_cycles, 2);
+  uint32_t aE[4][4];
+  wg::frag_to_a<64>(accE, aE);
+  if constexpr (GATE) {
+    wg::frag_for_each<64>(accO, [&](int, int c, float& x) { x *= row_gates[c]; });  // Q̂ H = e^G ⊙ (Q H)
+    wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);                 // Oᵀ += Eᵀ Pᵀ
+    wg::commit();
+    wg::frag_for_each<128>(Hacc, [&](int, int d, float& x) { x *= gam[d]; });      // e^γ ⊙ H
+    wg::frag_for_each<64>(accE, [&](int, int c, float& x) { x *= row_gates[kChunk + c]; });
+    uint32_t aEd[4][4];  // (e^{γ−G} ⊙ E)ᵀ
+    wg::frag_to_a<64>(accE, aEd);
+    wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aEd, Kb, true);  // Hᵀ += (e^{γ−G} ⊙ E)ᵀ K
+  } else {
+    wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aE, Kb, true);  // Hᵀ += Eᵀ K
+    wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);     // Oᵀ += Eᵀ Pᵀ
+  }
+  wg::commit();
+  wg::wait<0>();
+  wg::fence_accumulator(Hacc);
+  wg::fence_accumulator(accO);
+}
+
+// O's rows (tokens) of this warpgroup's 64 columns from Oᵀ: transposed (times the scale) into the
+// staging tile Ot [C][64], then out by a TMA store of the whole chunk (by_box; thread 0 of the
+// warpgroup issues it) or in 16-byte row pieces. barrier: the warpgroup's named barrier.
+template <int V>
+__device__ __forceinline__ void reg_pass_store_o(const float (&accO)[32], bf16_t* Ot, const DeltaParams& p,
+                                                 const tma::RegMaps& maps, ChunkSpan sp, int h, int v0, bool by_box,
+                                                 int barrier) {
+  wg::store_transposed<64>(accO, Ot, 0, p.scale);
+  if (by_box) wg::fence_smem_writes();  // the staging tile, for the TMA store's async proxy
+  warpgroup_sync(barrier);
+  const int t = threadIdx.x & 127;
+  if (by_box) {
+    if (t == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kChunk * 8 / 128; ++k) {
+      const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
+      if (row < sp.len)
+        *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
+            *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
+    }
+  }
+}
+
 // BESIDE: wy_prep runs beside as this grid's programmatic dependent (Config::prep_beside), its
 // per-chunk flags acquired as state_fwd_body's chunk_range_loop does.
 // TMA (maps unread without it): the stage's tiles by TMA boxes and O's whole chunks by a TMA store
@@ -180,7 +278,6 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN, FOUR>::kT
     cp_async_commit();
   }
   ChunkSpan ahead = span(NS - 1);
-  const int r0 = wg::frag_row(), q4 = threadIdx.x & 3;
   phase_start(p.phase_cycles);
   for (int i = 0; i < count; ++i) {
     cp_async_wait<NS - 2>();  // this thread's copies of chunk i
@@ -208,82 +305,11 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN, FOUR>::kT
     const ChunkSpan sp = *reinterpret_cast<const ChunkSpan*>(sm + S::span);
     bf16_t* const Ot = L::kFour ? reinterpret_cast<bf16_t*>(st + S::Qh) : Ot_apart;
 
-    uint32_t aH[8][4];
-    wg::frag_to_a<128>(Hacc, aH);
-    float accD[32], accO[32];
-    wg::gemm_reg_a_issue<64, K, Major::K>(accD, aH, Kb, false);  // Hᵀ Kᵀ
-    wg::commit();
-    wg::gemm_reg_a_issue<64, K, Major::K>(accO, aH, Qh, false);  // Hᵀ Qᵀ
-    wg::commit();
-    wg::wait<1>();
-    wg::fence_accumulator(accD);
-    phase_mark(p.phase_cycles, 1);
-    // D'ᵀ = (Vᵀ − Hᵀ Kᵀ Diag(e^G)) Diag(β): column c of the fragment is the chunk's row c.
-    {  // V's fragment transposed by ldmatrix.trans: an x4 gives n8 tiles jj, jj + 1 at both row halves
-      const int lane = threadIdx.x & 31, m = lane >> 3, vrow = 64 * wgi + 16 * ((threadIdx.x >> 5) & 3) + 8 * (m & 1);
-#pragma unroll
-      for (int jj = 0; jj < 8; jj += 2) {
-        uint32_t vv[4];
-        ldsm_x4_trans(vv, Vs + wg::tile_offset<kChunk>(8 * (jj + (m >> 1)) + (lane & 7), vrow));
-#pragma unroll
-        for (int x = 0; x < 4; ++x) {
-          const int j2 = jj + (x >> 1), hh = x & 1;
-          const float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&vv[x]));
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int c = 8 * j2 + 2 * q4 + e;
-            const float b = p.row_betas ? rb[c] : 1.f, g = kGate ? row_gates[c] : 1.f;
-            float& x_ = accD[4 * j2 + 2 * hh + e];
-            x_ = b * ((e ? vf.y : vf.x) - g * x_);
-          }
-        }
-      }
-    }
-    uint32_t aD[4][4];
-    wg::frag_to_a<64>(accD, aD);
-    float accE[32];
-    wg::gemm_reg_a_issue<64, kChunk, Major::K>(accE, aD, T, false);  // Eᵀ = D'ᵀ 𝒯ᵀ
-    wg::commit();
-    wg::wait<0>();
-    wg::fence_accumulator(accE);
-    wg::fence_accumulator(accO);
-    phase_mark(p.phase_cycles, 2);
-    uint32_t aE[4][4];
-    wg::frag_to_a<64>(accE, aE);
-    if constexpr (kGate) {
-      wg::frag_for_each<64>(accO, [&](int, int c, float& x) { x *= row_gates[c]; });  // Q̂ H = e^G ⊙ (Q H)
-      wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);                 // Oᵀ += Eᵀ Pᵀ
-      wg::commit();
-      wg::frag_for_each<128>(Hacc, [&](int, int d, float& x) { x *= gam[d]; });      // e^γ ⊙ H
-      wg::frag_for_each<64>(accE, [&](int, int c, float& x) { x *= row_gates[kChunk + c]; });
-      uint32_t aEd[4][4];  // (e^{γ−G} ⊙ E)ᵀ
-      wg::frag_to_a<64>(accE, aEd);
-      wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aEd, Kb, true);  // Hᵀ += (e^{γ−G} ⊙ E)ᵀ K
-    } else {
-      wg::gemm_reg_a_issue<128, kChunk, Major::MN>(Hacc, aE, Kb, true);  // Hᵀ += Eᵀ K
-      wg::gemm_reg_a_issue<64, kChunk, Major::K>(accO, aE, P, true);     // Oᵀ += Eᵀ Pᵀ
-    }
-    wg::commit();
-    wg::wait<0>();
-    wg::fence_accumulator(Hacc);
-    wg::fence_accumulator(accO);
+    float accO[32];
+    reg_pass_step<K, kGate>(Hacc, accO, T, Kb, Qh, P, Vs, 64 * wgi, p.row_betas != nullptr, rb, row_gates, gam,
+                            p.phase_cycles);
     // O's rows (tokens) from Oᵀ: transposed into the staging tile, then 16-byte row pieces.
-    wg::store_transposed<64>(accO, Ot, 0, p.scale);
-    const bool o_by_box = TMA && sp.len == kChunk;
-    if (o_by_box) wg::fence_smem_writes();  // the staging tile, for the TMA store's async proxy
-    warpgroup_sync(1 + wgi);
-    const int t = threadIdx.x & 127;
-    if (o_by_box) {
-      if (t == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
-    } else {
-#pragma unroll
-      for (int k = 0; k < kChunk * 8 / 128; ++k) {
-        const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
-        if (row < sp.len)
-          *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
-              *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
-      }
-    }
+    reg_pass_store_o<V>(accO, Ot, p, maps, sp, h, v0, TMA && sp.len == kChunk, 1 + wgi);
     if constexpr (BESIDE)
       if (threadIdx.x == 0) prep_fence_point<NS>(p, i, c_begin, count, h);
     phase_mark(p.phase_cycles, 3);

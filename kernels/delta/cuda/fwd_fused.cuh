@@ -1,0 +1,235 @@
+// DeltaNet's Recompute forward in one kernel (experiment ffwd): wy_prep's chunk work and the
+// register pass side by side in one CTA per (sequence, head), warp-specialised.
+//
+// The split form moves 128.5 KB a chunk at K = V = 128 (wy_prep reads q, k and writes P, 𝒯 and
+// β; the pass reads q, k, v, P, 𝒯, β and writes o) against the 64 KB of q, k, v and o; at 128 and
+// 256 pairs both kernels run near the DRAM's rate (docs/perf-delta.md). Here P, 𝒯 and β never
+// leave the SM on the way to the pass (they are still written once, for the backward): about 80
+// KB a chunk. The prep's work goes beside the pass's chain, not on it (pform's lesson):
+//
+//   warpgroup 0 (producer, 88 registers): TMA loads of k, q, v three chunks deep; for chunk j,
+//     P = tril(Q Kᵀ) and A = stril(Diag(β) K Kᵀ) by wgmma from the staged tiles, 𝒯 = (I + A)⁻¹
+//     by wy_prep's solve (solve_unit_lower, fp32), then 𝒯 (or 𝒯 Diag(β)) and P as bf16 into a
+//     two-deep ring beside β, and the same values out for the backward; one chunk ahead of
+//   warpgroups 1-2 (consumers, 208 registers): the register pass's step (state_fwd_reg.cuh) on 64
+//     columns of V each, O staged in the warpgroup's own (dead) panel of the v tile and stored by TMA.
+//
+// The rounding points are wy_prep's and the register pass's (P, 𝒯 from fp32 to bf16; H, D', E as
+// the products' operands), so the CPU twin and its bars hold. mbarriers order the rings: full
+// (k, q, v landed), ready (the prep's tiles written), qkv_free and tp_free (both consumer
+// warpgroups done with a slot; released at the next step's start, once O's store has read it).
+// Named barriers: 1 the producer's (solve_unit_lower's too), 2 + w consumer warpgroup w's.
+//
+// Measured (H100, 2026-12-06, docs/measurements/2026-12-06-s64/call4/): correct (DeltaNet's GPU
+// tests under ffwd, memcheck and racecheck clean) and slower. Recompute forward, ffwd / default:
+// 0.668x at (8, 2048, 16), 0.34x at (4, 4096, 16) (64 CTAs), 0.66-0.71x at (8, 4096, 32); the
+// kernel 336 us at (8, 2048, 16), where the default's wy_prep and pass took 95 and 131 us (call 3's
+// H100, REWY_KERNEL_TIMING=1). The producer is the chain:
+// 17.5k cycles a chunk (wait 10%, P,A 16%, solve 50%, 𝒯 out 16%, load 9%), where a consumer step
+// would take about 4.5k; the solve alone (8.7k) is twice wy_prep's (its 88 registers spill, and it
+// shares the SM's issue slots with the consumers' products). What would pay: 𝒯 from its own
+// kernel (reading k alone, writing 𝒯 and β) and P formed here from the staged q and k (one wgmma,
+// a few hundred cycles), cutting wy_prep's q read and P write (128.5 -> about 104 KB a chunk).
+#pragma once
+#include "kernels/delta/cuda/state_fwd_reg.cuh"
+
+namespace rewy::delta::cuda_impl {
+
+// Producer phases for REWY_KERNEL_TIMING=2 (thread 0's view, summed over the chunks).
+inline constexpr const char* kFusedFwdPhases[] = {"wait data", "P,A", "solve", "T out", "load next"};
+
+template <int K, int V>
+struct FusedFwdLayout {
+  static constexpr int kThreads = 384, kQkvSlots = 3, kTpSlots = 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
+  // setmaxnreg moves registers inside the CTA's pool, what the launch gave it: 384 threads at the
+  // 168 of __launch_bounds__(384, 1), 128 · 504. (80 and 216, which sum to the SM's 65536, hung:
+  // the consumers' increase waited for registers the pool never had.) At 208 the consumers' step
+  // compiles without spills (ptxas, 2026-12-06); the producer spills some 140 instructions' worth.
+  static constexpr int kProducerRegs = 88, kConsumerRegs = 208;
+  static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "the CTA's register pool at launch");
+  static_assert(K == 128 && V == 128, "DeltaNet at K = V = 128: two consumer warpgroups of 64 columns");
+  // A k, q, v slot: swizzled K-major tiles [C][K], [C][K], [C][V] (1024-byte aligned panels).
+  static constexpr size_t Kt = 0, Qt = Kt + size_t(kChunk) * K * 2, Vt = Qt + size_t(kChunk) * K * 2;
+  static constexpr size_t qkv_bytes = Vt + size_t(kChunk) * V * 2;
+  // A prep slot: 𝒯 (Diag(β)) [C][C] and P [C][C], swizzled.
+  static constexpr size_t Tt = 0, Pt = size_t(kChunk) * kChunk * 2, tp_bytes = 2 * Pt;
+  static constexpr size_t qkv = 0, tp = qkv + kQkvSlots * qkv_bytes;
+  static constexpr size_t As = tp + kTpSlots * tp_bytes;                  // f32 [C][kLd]
+  static constexpr size_t Ts = As + size_t(kChunk) * kLd * 4;             // f32 [C][kLd]
+  static constexpr size_t betas = Ts + size_t(kChunk) * kLd * 4;          // f32 [kTpSlots][C]
+  static constexpr size_t total = 1024 + betas + kTpSlots * kChunk * 4;   // (1024: the alignment)
+  static constexpr uint32_t load_bytes = uint32_t(qkv_bytes);
+  static_assert(qkv_bytes % 1024 == 0 && tp_bytes % 1024 == 0, "1024-byte aligned tiles");
+  static_assert(total <= 227 * 1024, "the fused forward's shared memory exceeds an SM's");
+};
+
+__device__ __forceinline__ void producer_sync() { asm volatile("bar.sync 1, 128;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void regs_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N)); }
+template <int N>
+__device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N)); }
+
+template <int K, int V>
+__global__ void __launch_bounds__(FusedFwdLayout<K, V>::kThreads, 1)
+    fwd_fused_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
+  using L = FusedFwdLayout<K, V>;
+  using wg::Major;
+  constexpr int NQ = L::kQkvSlots, NP = L::kTpSlots, LD = L::kLd;
+  extern __shared__ __align__(16) char raw[];
+  char* const smem = align_1024(raw);
+  __shared__ uint64_t full[NQ], qkv_free[NQ], ready[NP], tp_free[NP];
+  const int n = blockIdx.x, h = blockIdx.y;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < NQ; ++i) tma::mbar_init(&full[i], 1), tma::mbar_init(&qkv_free[i], 2);
+    for (int i = 0; i < NP; ++i) tma::mbar_init(&ready[i], 1), tma::mbar_init(&tp_free[i], 2);
+    tma::fence_barrier_init();
+  }
+  __syncthreads();  // (the last block barrier: the roles part here)
+
+  auto slot = [&](int i) { return smem + L::qkv + (i % NQ) * L::qkv_bytes; };
+  auto tile = [&](int i, size_t off) { return reinterpret_cast<bf16_t*>(slot(i) + off); };
+  auto prep_tile = [&](int i, size_t off) { return reinterpret_cast<bf16_t*>(smem + L::tp + (i % NP) * L::tp_bytes + off); };
+  auto betas_of = [&](int i) { return reinterpret_cast<float*>(smem + L::betas) + (i % NP) * kChunk; };
+  const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
+  auto span = [&](int i) { return ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]}; };
+
+  if (threadIdx.x < 128) {
+    // ---------------------------------------------------------------- producer
+    regs_dec<L::kProducerRegs>();
+    const int tid = threadIdx.x;
+    const int64_t strideK = int64_t(p.H) * K, strideC = int64_t(p.H) * kChunk;
+    // Chunk i's k, q and v into its slot, once both consumers are done with the slot's last chunk:
+    // whole chunks by TMA boxes (thread 0), a partial one by every thread's cp.async (a box would
+    // bring the next sequence's rows, not zeros), its barrier armed for no bytes.
+    auto load = [&](int i) {
+      if (i >= count) return;
+      if (i >= NQ) tma::mbar_wait(&qkv_free[i % NQ], ((i - NQ) / NQ) & 1);
+      const ChunkSpan sp = span(i);
+      if (sp.len == kChunk) {
+        if (tid == 0) {
+          tma::mbar_arrive_expect(&full[i % NQ], L::load_bytes);
+          constexpr int kPanel = kChunk * 64;
+#pragma unroll
+          for (int x = 0; x < K / 64; ++x) {
+            tma::load_box(tile(i, L::Kt) + x * kPanel, &maps.K, 64 * x, h, sp.tok0, &full[i % NQ]);
+            tma::load_box(tile(i, L::Qt) + x * kPanel, &maps.Q, 64 * x, h, sp.tok0, &full[i % NQ]);
+          }
+#pragma unroll
+          for (int x = 0; x < V / 64; ++x) tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, 64 * x, h, sp.tok0, &full[i % NQ]);
+        }
+      } else {
+        const int64_t base = int64_t(sp.tok0) * p.H + h;
+        async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
+        async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
+        async_tile_sw128<kChunk, V, 128>(tile(i, L::Vt), p.v + base * V, int64_t(p.H) * V, sp.len);
+        cp_async_commit();
+        if (tid == 0) tma::mbar_arrive_expect(&full[i % NQ], 0);
+      }
+    };
+    float* const As = reinterpret_cast<float*>(smem + L::As);
+    float* const Ts = reinterpret_cast<float*>(smem + L::Ts);
+    load(0);
+    load(1);
+    phase_start(p.phase_cycles);
+    for (int j = 0; j < count; ++j) {
+      const ChunkSpan sp = span(j);
+      const int64_t baseC = (int64_t(sp.tok0) * p.H + h) * kChunk;
+      const float bt = tid < sp.len ? bf2f(p.beta[int64_t(sp.tok0 + tid) * p.H + h]) : 0.f;  // (ahead of the waits)
+      if (sp.len < kChunk) {
+        cp_async_wait<0>();
+        wg::fence_smem_writes();  // every thread's copies, for wgmma's async proxy
+        producer_sync();
+      }
+      tma::mbar_wait(&full[j % NQ], (j / NQ) & 1);
+      if (j >= NP) tma::mbar_wait(&tp_free[j % NP], ((j - NP) / NP) & 1);
+      phase_mark(p.phase_cycles, 0);
+      const bf16_t* const Kb = tile(j, L::Kt);
+      bf16_t* const Tt = prep_tile(j, L::Tt);
+      bf16_t* const Pt = prep_tile(j, L::Pt);
+      float* const rb = betas_of(j);
+      float acc[32];
+      wg::gemm_issue<64, K, Major::K, Major::K>(acc, tile(j, L::Qt), Kb, false);  // Q Kᵀ
+      wg::commit();
+      if (tid < kChunk) rb[tid] = bt;
+      wg::wait<0>();
+      wg::fence_accumulator(acc);
+      wg::frag_for_each<64>(acc, [](int r, int c, float& x) { x = r >= c ? x : 0.f; });
+      wg::store_rows<64>(acc, Pt, 1.f);  // P = tril(Q Kᵀ)
+      wg::gemm_issue<64, K, Major::K, Major::K>(acc, Kb, Kb, false);  // K Kᵀ
+      wg::commit();
+      wg::wait<0>();
+      wg::fence_accumulator(acc);
+      producer_sync();  // β of the rows
+      wg::frag_for_each<64>(acc, [&](int r, int c, float& x) { As[r * LD + c] = r > c ? rb[r] * x : 0.f; });
+      producer_sync();  // A complete, P staged
+      phase_mark(p.phase_cycles, 1);
+#pragma unroll
+      for (int k = 0; k < kChunk * 8 / 128; ++k) {  // P's rows out (16-byte pieces)
+        const int idx = tid + 128 * k, row = idx >> 3, piece = idx & 7;
+        if (row < sp.len)
+          *reinterpret_cast<uint4*>(p.P + baseC + int64_t(row) * strideC + 8 * piece) =
+              *reinterpret_cast<const uint4*>(Pt + wg::tile_offset<kChunk>(row, 8 * piece));
+      }
+      store_row_betas(p, rb, c_begin + j, h);
+      store_gexp_of<kDeltaNet, K>(p, nullptr, c_begin + j, h, tid, 128);  // (e^γ = 1, as wy_prep writes it)
+      solve_unit_lower<L::kThreads, 128, LD>(Ts, As, nullptr);
+      producer_sync();  // 𝒯 (fp32) complete
+      phase_mark(p.phase_cycles, 2);
+      // 𝒯 as bf16 into the prep slot and out (p.Tinv) for the backward; without β on the rows,
+      // the pass's 𝒯 Diag(β), rounded once from fp32 as wy_prep's store_tbeta8, in both its slot
+      // and p.Tbeta.
+#pragma unroll
+      for (int k = 0; k < kChunk * kChunk / 8 / 128; ++k) {
+        const int idx = tid + 128 * k, r = idx >> 3, c0 = 8 * (idx & 7);
+        float t[8];
+        load8(t, Ts + r * LD + c0);
+        if (r < sp.len) store8_global(p.Tinv + baseC + int64_t(r) * strideC + c0, t);
+        if (!p.row_betas) {
+#pragma unroll
+          for (int e = 0; e < 8; ++e) t[e] *= rb[c0 + e];
+          if (r < sp.len) store8_global(p.Tbeta + baseC + int64_t(r) * strideC + c0, t);
+        }
+        store8(Tt + wg::tile_offset<kChunk>(r, c0), t);
+      }
+      wg::fence_smem_writes();  // P's and 𝒯's tiles, for the consumers' wgmma
+      producer_sync();
+      if (tid == 0) tma::mbar_arrive(&ready[j % NP]);
+      phase_mark(p.phase_cycles, 3);
+      load(j + 2);  // into the slot of chunk j − 1, which the consumers release at step j's start
+      phase_mark(p.phase_cycles, 4);
+    }
+    return;
+  }
+
+  // ------------------------------------------------------------------ consumers
+  regs_inc<L::kConsumerRegs>();
+  const int wgi = (threadIdx.x >> 7) - 1, v0 = 64 * wgi, t = threadIdx.x & 127;
+  const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0;
+  float Hacc[64];  // Hᵀ: rows v0 .. v0 + 63 of V, all K columns (element (r, d) is H[d][v0 + r])
+  wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { x = p.h0 ? p.h0[state_at + int64_t(d) * V + r] : 0.f; });
+  for (int i = 0; i < count; ++i) {
+    const ChunkSpan sp = span(i);  // (its loads' latency behind the waits)
+    tma::mbar_wait(&full[i % NQ], (i / NQ) & 1);
+    tma::mbar_wait(&ready[i % NP], (i / NP) & 1);
+    if (i > 0 && t == 0) {
+      tma::store_read_wait();  // the last O store has read chunk i − 1's v panel
+      tma::mbar_arrive(&qkv_free[(i - 1) % NQ]);
+      tma::mbar_arrive(&tp_free[(i - 1) % NP]);
+    }
+    const bf16_t* const Kb = tile(i, L::Kt);
+    const bf16_t* const Qh = tile(i, L::Qt);
+    bf16_t* const Vs = tile(i, L::Vt);
+    const bf16_t* const T = prep_tile(i, L::Tt);
+    const bf16_t* const P = prep_tile(i, L::Pt);
+    const float* const rb = betas_of(i);
+    bf16_t* const Ot = Vs + wgi * kChunk * 64;  // this warpgroup's v panel, dead after D'
+
+    float accO[32];
+    reg_pass_step<K, false>(Hacc, accO, T, Kb, Qh, P, Vs, 64 * wgi, p.row_betas != nullptr, rb, nullptr, nullptr, nullptr);
+    reg_pass_store_o<V>(accO, Ot, p, maps, sp, h, v0, sp.len == kChunk, 2 + wgi);
+  }
+  if (t == 0) tma::store_wait();
+  if (p.ht) wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { p.ht[state_at + int64_t(d) * V + r] = x; });
+}
+
+}  // namespace rewy::delta::cuda_impl

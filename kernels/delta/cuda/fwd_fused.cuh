@@ -26,7 +26,8 @@
 // kernel 336 us at (8, 2048, 16), where the default's wy_prep and pass took 95 and 131 us (call 3's
 // H100, REWY_KERNEL_TIMING=1). The producer is the chain:
 // 17.5k cycles a chunk (wait 10%, P,A 16%, solve 50%, 𝒯 out 16%, load 9%), where a consumer step
-// would take about 4.5k; the solve alone (8.7k) is twice wy_prep's (its 88 registers spill, and it
+// takes 6.2k (3.4k of products, the rest its stage's wait; call 2's clock); the solve alone (8.7k)
+// is 1.5x wy_prep's 5.7k at four CTAs an SM (its 88 registers spill, and it
 // shares the SM's issue slots with the consumers' products). What would pay: 𝒯 from its own
 // kernel (reading k alone, writing 𝒯 and β) and P formed here from the staged q and k (one wgmma,
 // a few hundred cycles), cutting wy_prep's q read and P write (128.5 -> about 104 KB a chunk).

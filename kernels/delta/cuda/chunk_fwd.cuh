@@ -1110,6 +1110,19 @@ __device__ __forceinline__ void async_tile_sw128(bf16_t* dst, const bf16_t* src,
   }
 }
 
+// dst[r * row_stride + c] = T(r, c) for rows r < valid of a swizzled [C][64] tile T (tile_offset's
+// layout), in 16-byte pieces by the 128 threads of a warpgroup: async_tile_sw128's reverse.
+__device__ __forceinline__ void store_sw128_rows(bf16_t* dst, int64_t row_stride, const bf16_t* T, int valid) {
+  const int t = threadIdx.x & 127;
+#pragma unroll
+  for (int k = 0; k < kChunk * 8 / 128; ++k) {
+    const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
+    if (row < valid)
+      *reinterpret_cast<uint4*>(dst + int64_t(row) * row_stride + 8 * piece) =
+          *reinterpret_cast<const uint4*>(T + wg::tile_offset<kChunk>(row, 8 * piece));
+  }
+}
+
 // One stage of the forward state pass: one chunk's tiles. Swizzled tiles are 1024-byte aligned.
 // FUSED (fused_wu): 𝒯 Diag(β) [C][C] in W's place (𝒯 with p.row_betas, the rows' β in rbeta) and
 // the V-slice [C][BV] (swizzled; read as fragments) in U's. GATE (fused_gate, or GDN's Save forward with saved row gates): k in
@@ -1170,16 +1183,26 @@ struct WgStateStage {
   // offset in each (whose owner expects all of them: tile_bytes). Thread 0 of each CTA issues.
   static constexpr int kBoxes = (OUTPUT ? 3 : 2) * (K / 64) + (OUTPUT ? 1 : 0);
   static constexpr uint32_t tile_bytes = uint32_t(kBoxes) * kChunk * 64 * 2;
+  // Shared box b: tile b / (K / 64) (W, K̄, Q̂, then P, one panel), its panel b % (K / 64): the map,
+  // the box's offset in the stage and its first channel.
+  struct SharedBox {
+    const CUtensorMap* map;
+    size_t off;
+    int channel;
+  };
+  __device__ static SharedBox shared_box(const tma::StateMaps& maps, int b) {
+    constexpr int kp = K / 64;  // panels of a K-wide tile
+    const int t = b / kp, panel = b % kp;
+    return {t == 0 ? &maps.W : t == 1 ? &maps.Kb : t == 2 ? &maps.Qh : &maps.P,
+            (t == 0 ? W : t == 1 ? Kb : t == 2 ? Qh : P) + size_t(panel) * kChunk * 64 * 2, 64 * panel};
+  }
   __device__ static void multicast_tiles(char* st, const tma::StateMaps& maps, int tok0, int h, uint64_t* bar, int rank,
                                          int slices) {
     static_assert(!FUSED, "the fused stage's W slot holds 𝒯 Diag(β)");
     const uint16_t all = uint16_t((1u << slices) - 1);
-    constexpr int kp = K / 64;  // panels of a K-wide tile
     for (int b = rank; b < kBoxes; b += slices) {
-      const int t = b / kp, panel = b % kp;  // tile t: W, K̄, Q̂, then P (one panel)
-      const CUtensorMap* map = t == 0 ? &maps.W : t == 1 ? &maps.Kb : t == 2 ? &maps.Qh : &maps.P;
-      const size_t off = (t == 0 ? W : t == 1 ? Kb : t == 2 ? Qh : P) + size_t(panel) * kChunk * 64 * 2;
-      tma::load_box_multicast(st + off, map, 64 * panel, h, tok0, bar, all);
+      const SharedBox x = shared_box(maps, b);
+      tma::load_box_multicast(st + x.off, x.map, x.channel, h, tok0, bar, all);
     }
   }
 
@@ -1197,14 +1220,10 @@ struct WgStateStage {
       *reinterpret_cast<ChunkSpan*>(st + span) = sp;
       tma::fence_proxy_async_global();  // wy_prep's stores, acquired through its flags
       tma::mbar_arrive_expect(bar, tile_bytes);
-      const tma::StateMaps& maps = *p.beside_maps;
-      constexpr int kp = K / 64;
 #pragma unroll
       for (int b = 0; b < kBoxes; ++b) {
-        const int t = b / kp, panel = b % kp;
-        const CUtensorMap* map = t == 0 ? &maps.W : t == 1 ? &maps.Kb : t == 2 ? &maps.Qh : &maps.P;
-        const size_t off = (t == 0 ? W : t == 1 ? Kb : t == 2 ? Qh : P) + size_t(panel) * kChunk * 64 * 2;
-        tma::load_box(st + off, map, 64 * panel, h, sp.tok0, bar);
+        const SharedBox x = shared_box(*p.beside_maps, b);
+        tma::load_box(st + x.off, x.map, x.channel, h, sp.tok0, bar);
       }
     }
     prefetch_slice(st, p, c, sp, h, v0, V);

@@ -164,13 +164,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V>::kThreads, 1)
       wg::frag_for_each<64>(acc, [&](int r, int c, float& x) { As[r * LD + c] = r > c ? rb[r] * x : 0.f; });
       producer_sync();  // A complete, P staged
       phase_mark(p.phase_cycles, 1);
-#pragma unroll
-      for (int k = 0; k < kChunk * 8 / 128; ++k) {  // P's rows out (16-byte pieces)
-        const int idx = tid + 128 * k, row = idx >> 3, piece = idx & 7;
-        if (row < sp.len)
-          *reinterpret_cast<uint4*>(p.P + baseC + int64_t(row) * strideC + 8 * piece) =
-              *reinterpret_cast<const uint4*>(Pt + wg::tile_offset<kChunk>(row, 8 * piece));
-      }
+      store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);  // P's rows out
       store_row_betas(p, rb, c_begin + j, h);
       store_gexp_of<kDeltaNet, K>(p, nullptr, c_begin + j, h, tid, 128);  // (e^γ = 1, as wy_prep writes it)
       solve_unit_lower<L::kThreads, 128, LD>(Ts, As, nullptr);

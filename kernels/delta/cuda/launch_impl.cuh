@@ -412,6 +412,18 @@ bool launch_state_fwd_cluster(const DeltaParams& p, cudaStream_t s, const tma::S
   }
 }
 
+// The maps of k, q [tok][H][K] and v, o [tok][H][V] that the register pass and the one-kernel
+// forward read and write by TMA (T and P left empty: the one kernel forms them).
+template <int K, int V>
+tma::RegMaps token_reg_maps(const DeltaParams& p, const bf16_t* k, const bf16_t* q) {
+  tma::RegMaps maps{};
+  maps.K = tma::make_token_map(k, p.tokens, p.H, K);
+  maps.Q = tma::make_token_map(q, p.tokens, p.H, K);
+  maps.V = tma::make_token_map(p.v, p.tokens, p.H, V);
+  maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
+  return maps;
+}
+
 // The forward pass with the state in registers (state_fwd_reg.cuh; where launch_state_fwd_as
 // takes it): BV / 64 warpgroups a CTA, one CTA per (sequence, head, V-slice).
 // TMA: the stage's tiles by TMA boxes and O's whole chunks by a TMA store (state_fwd_reg_kernel).
@@ -425,14 +437,9 @@ void launch_state_fwd_reg_as(const DeltaParams& p, cudaStream_t s) {
       VAR, K, V, BV);
   tma::RegMaps maps{};
   if constexpr (TMA) {
-    const bf16_t* const k = VAR == kGDN ? p.k : p.Kg;
-    const bf16_t* const q = VAR == kGDN ? p.q : p.Qg;
+    maps = token_reg_maps<K, V>(p, VAR == kGDN ? p.k : p.Kg, VAR == kGDN ? p.q : p.Qg);
     maps.T = tma::make_token_map(p.Tbeta, p.tokens, p.H, kChunk);
     maps.P = tma::make_token_map(p.P, p.tokens, p.H, kChunk);
-    maps.K = tma::make_token_map(k, p.tokens, p.H, K);
-    maps.Q = tma::make_token_map(q, p.tokens, p.H, K);
-    maps.V = tma::make_token_map(p.v, p.tokens, p.H, V);
-    maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
   }
   launch_sequential<kKernel, L::total, L::kThreadsA>(name, kStateFwdPhases, p, V / BV, s, false, 1, maps);
   count_register_pass();
@@ -466,11 +473,7 @@ void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
   REWY_CHECK(p.Kg && p.Qg && p.P && p.Tinv && (p.row_betas ? p.Tbeta == p.Tinv : p.Tbeta != nullptr) && !p.prep_done &&
                  !p.path_flag && !p.E && !p.Hs,
              "the one-kernel forward: DeltaNet's fused Recompute forward (P, 𝒯, β on the rows or 𝒯 Diag(β)), not beside, no stored states");
-  tma::RegMaps maps{};
-  maps.K = tma::make_token_map(p.Kg, p.tokens, p.H, K);
-  maps.Q = tma::make_token_map(p.Qg, p.tokens, p.H, K);
-  maps.V = tma::make_token_map(p.v, p.tokens, p.H, V);
-  maps.O = tma::make_token_map(p.o, p.tokens, p.H, V);
+  const tma::RegMaps maps = token_reg_maps<K, V>(p, p.Kg, p.Qg);
   launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPhases, p, 1, s, false, 1, maps);
   count_one_kernel_forward();
 }

@@ -207,17 +207,10 @@ __device__ __forceinline__ void reg_pass_store_o(const float (&accO)[32], bf16_t
   wg::store_transposed<64>(accO, Ot, 0, p.scale);
   if (by_box) wg::fence_smem_writes();  // the staging tile, for the TMA store's async proxy
   warpgroup_sync(barrier);
-  const int t = threadIdx.x & 127;
   if (by_box) {
-    if (t == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
+    if ((threadIdx.x & 127) == 0) tma::store_box(&maps.O, v0, h, sp.tok0, Ot);
   } else {
-#pragma unroll
-    for (int k = 0; k < kChunk * 8 / 128; ++k) {
-      const int idx = t + 128 * k, row = idx >> 3, piece = idx & 7;
-      if (row < sp.len)
-        *reinterpret_cast<uint4*>(p.o + (int64_t(sp.tok0 + row) * p.H + h) * V + v0 + 8 * piece) =
-            *reinterpret_cast<const uint4*>(Ot + wg::tile_offset<kChunk>(row, 8 * piece));
-    }
+    store_sw128_rows(p.o + (int64_t(sp.tok0) * p.H + h) * V + v0, int64_t(p.H) * V, Ot, sp.len);
   }
 }
 
@@ -233,7 +226,6 @@ __global__ void __launch_bounds__(RegPassLayout<K, V, BV, VAR == kGDN, FOUR>::kT
   using L = RegPassLayout<K, V, BV, kGate, FOUR>;
   using S = typename L::S;
   static_assert(!FOUR || TMA, "four stages: with TMA (O by the store that reads the q tile before its refill)");
-  using wg::Major;
   constexpr int NT = L::kThreadsA, NS = L::stages;
   if (!on_path(p.path_flag, p.path_value)) return;
   extern __shared__ __align__(16) char raw[];

@@ -151,7 +151,8 @@ void check_variant(Variant variant) {
         const Outputs out = run_named(cfg, dev);
         const int64_t slice = std::min<int64_t>(cfg.state_slice, cs_i.V);  // (the launchers cap the width at V)
         const bool one_kernel = pol == Policy::Recompute && variant == Variant::DeltaNet && cs_i.K == 128 &&
-                                cs_i.V == 128 && slice % 64 == 0 && cuda_impl::experiment("ffwd", variant);
+                                cs_i.V == 128 && slice % 64 == 0 &&
+                                (cuda_impl::experiment("ffwd", variant) || cuda_impl::experiment("ffwdp", variant));
         if (pol == Policy::Recompute && cs_i.K == 128 && !one_kernel &&
             ((variant == Variant::DeltaNet && slice % 64 == 0) ||
              (variant == Variant::GDN && (slice == 64 || (slice == 128 && cuda_impl::experiment("rpass", variant))))))
@@ -171,7 +172,7 @@ void check_variant(Variant variant) {
   if (register_pass_expected && !cuda_impl::experiment("norpass", variant)) {
     EXPECT_GT(register_pass_launches(), register_passes_before) << "no forward took the register pass";
   }
-  // Under REWY_EXPERIMENTS=ffwd DeltaNet's fused Recompute forward at K = V = 128 runs as one
+  // Under REWY_EXPERIMENTS=ffwd (or ffwdp) DeltaNet's fused Recompute forward at K = V = 128 runs as one
   // kernel (fwd_fused.cuh): the checks above covered it where some configuration took it.
   if (one_kernel_expected) {
     EXPECT_GT(one_kernel_forwards(), one_kernel_before) << "no forward ran as one kernel";

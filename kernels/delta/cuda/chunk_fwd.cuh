@@ -26,8 +26,12 @@ namespace rewy::delta::cuda_impl {
 // wy_prep_kernel's EXP for the fused forward's kernel (said there), and its four-CTA form at
 // K = 128, the default there (𝒯's fp32 tile over q's slot, 44 KB, at most 64 registers;
 // launch_prep says what it measured).
-inline constexpr int kPrepFusedExp = 1, kPrepFused4Exp = 2;
-constexpr bool prep_fused_only(int exp) { return exp == kPrepFusedExp || exp == kPrepFused4Exp; }
+// kPrepTOnlyExp (3; DeltaNet at K = 128): the four-CTA kernel without q and P, 𝒯 (and β) alone,
+// for the one-kernel forward whose producer forms P from its own staged q and k (fwd_fused.cuh's
+// PFORM): k read, no q read and no P written, 24 of the 48 KB a chunk the four-CTA kernel moves.
+inline constexpr int kPrepFusedExp = 1, kPrepFused4Exp = 2, kPrepTOnlyExp = 3;
+constexpr bool prep_fused_only(int exp) { return exp == kPrepFusedExp || exp == kPrepFused4Exp || exp == kPrepTOnlyExp; }
+constexpr bool prep_ts_low(int exp) { return exp == kPrepFused4Exp || exp == kPrepTOnlyExp; }
 
 // Row pitch (floats) of wy_prep's fp32 C×C tiles, A and 𝒯 (solve_unit_lower). At 65 the solve's
 // tf32 fragment reads of A and 𝒯 meet banks up to four times (rows g at 2t columns: bank g + 2t),
@@ -388,12 +392,13 @@ inline constexpr const char* kPrepSplitPhases[] = {"loads+G", "P,A mma", "inv di
 // registers. (A minimum of 0 emits no .minnctapersm: EXP 0 keeps its SASS, which .minnctapersm 1
 // changes.)
 template <int VAR, int K, int V, int NT, bool OVERLAP = false, int EXP = 0, int LDA = kLdA>
-__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFused4Exp ? 4 : 0))
+__global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : prep_ts_low(EXP) ? 4 : 0))
     wy_prep_kernel(const DeltaParams p) {
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
-  constexpr bool kFusedOnly = prep_fused_only(EXP);
+  constexpr bool kFusedOnly = prep_fused_only(EXP), kTOnly = EXP == kPrepTOnlyExp;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
-  using L = PrepLayout<VAR, K, V, kFusedOnly, LDA, EXP == kPrepFused4Exp>;
+  static_assert(!kTOnly || (VAR == kDeltaNet && K == 128), "kPrepTOnlyExp: DeltaNet's one-kernel forward");
+  using L = PrepLayout<VAR, K, V, kFusedOnly, LDA, prep_ts_low(EXP)>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
   bf16_t* ks = reinterpret_cast<bf16_t*>(smem + L::ks);
@@ -416,7 +421,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
   const float bt = issue_beta<VAR>(p, at.tok0, at.len, at.h);
   gate_issue<VAR, K, NT>(Gs, p, at.tok0, at.len, at.h);
   load_tile<kChunk, K, NT>(ks, KP, p.k + at.baseK, at.strideK, at.len);
-  load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
+  if (!kTOnly) load_tile<kChunk, K, NT>(qs, KP, p.q + at.baseK, at.strideK, at.len);
   // (The fused forward forms U in the state pass: no v here.)
   const bool fused = kFusedOnly || (fuses_wu(VAR) && p.Tbeta != nullptr);
   if (!fused) load_tile<kChunk, V, NT>(YU, VP, p.v + at.baseV, at.strideV, at.len);
@@ -440,6 +445,10 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
     });
     __syncthreads();
     packed_cc_products3<K, NT>(accP, accA, KR, KR2, KA, packed);
+  } else if constexpr (kTOnly) {
+    frag_zero(accA);
+    warp_mma<1, kWarpTiles<kChunk, NT>, Lay::RowMajor, Lay::ColMajor, false>(accA, ks, KP, ks, KP, warp_m0(),
+                                                                       warp_n0<kChunk, NT>(), 0, K);
   } else {
     // Q Kᵀ and K Kᵀ in one k-loop, K's fragments loaded once for both: wy_prep 1.056x DeltaNet,
     // 1.068x GDN against two products (H200, 2026-12-01, docs/measurements/2026-12-01-s14/).
@@ -468,13 +477,13 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
         xa = r > cc ? betas[r] * (xa * decay) : 0.f;
       }
     });
-  } else {
+  } else if constexpr (!kTOnly) {
     frag_for_each(accP, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) { x = gated_entry<VAR, K>(x, Gs, r, cc, r >= cc); });
   }
 
   if constexpr (VT<VAR>::vec_gate) __syncthreads();  // A's row operand (in As) and the packed KC (under Tb) are read
   // P leaves through Tb's slot (free until 𝒯 is formed) in 16-byte rows, not 4-byte fragment stores.
-  frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
+  if constexpr (!kTOnly) frag_store_bf16(accP, Tb, kCP, warp_m0(), warp_n0<kChunk, NT>());
   if constexpr (kFusedOnly) __syncthreads();  // every warp's products have read k and q: As takes their slots
   frag_for_each(accA, warp_m0(), warp_n0<kChunk, NT>(), [&](int r, int cc, float& x) {
     if constexpr (VT<VAR>::vec_gate) As[r * LDA + cc] = r > cc ? x : 0.f;  // b folded in the rows
@@ -482,7 +491,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : EXP == kPrepFu
     else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
-  store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
+  if constexpr (!kTOnly) store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
   // (p.row_betas: none, β of the rows instead; the passes read 𝒯 and take β on the rows.)

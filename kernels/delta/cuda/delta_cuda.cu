@@ -893,8 +893,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // warpgroup beside the register pass's two, P, 𝒯 and β kept on chip for the pass) where the fused
   // forward runs: REWY_EXPERIMENTS=ffwd, in place of wy_prep beside the pass too. Slower as built
   // (0.34-0.71x where it runs; its producer's solve is the chain: fwd_fused.cuh says what it measured).
+  // REWY_EXPERIMENTS=ffwdp: the same kernel with its producer forming P alone, 𝒯 and β from
+  // wy_prep's kernel without q and P before it (kPrepTOnlyExp): no solve on the producer's chain.
+  const bool pform = experiment("ffwdp", var);
   const bool try_one_kernel = cfg.variant == Variant::DeltaNet && !save && d.K == 128 && d.V == 128 &&
-                              experiment("ffwd", var) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
+                              (experiment("ffwd", var) || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;
   bool beside = !try_one_kernel && cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) &&
                 ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();
@@ -926,6 +929,7 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool fused_scalar = fused_wu(var, true, li.store_state, slice);
   const bool fused = fused_scalar || kfuse;  // (kfuse: 𝒯 Diag(β) in p.Tbeta too)
   li.one_kernel = try_one_kernel && fused_scalar && !cut_first && !saved_rows && !li.store_state;
+  li.one_kernel_pform = li.one_kernel && pform;
   const bool fused_rows = fused_gate(var, true, li.store_state, slice);  // (saved_rows: bound from sv)
   // What DeltaNet's and GDN's fused forward never reads is not allocated: W and U (wy_prep writes
   // 𝒯 Diag(β) in their place and the pass forms E from it, k and v) and, with the rows' gates, GDN's

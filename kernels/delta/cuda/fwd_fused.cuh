@@ -38,10 +38,13 @@ namespace rewy::delta::cuda_impl {
 
 // Producer phases for REWY_KERNEL_TIMING=2 (thread 0's view, summed over the chunks).
 inline constexpr const char* kFusedFwdPhases[] = {"wait data", "P,A", "solve", "T out", "load next"};
+inline constexpr const char* kFusedFwdPPhases[] = {"wait data", "P", "P out", "load next"};  // PFORM's
 
-template <int K, int V>
+template <int K, int V, bool PFORM = false>
 struct FusedFwdLayout {
-  static constexpr int kThreads = 384, kQkvSlots = 3, kTpSlots = 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
+  static constexpr int kThreads = 384, kQkvSlots = 3, kTpSlots = PFORM ? 0 : 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
+  // ready's ring: the prep's slots, or (PFORM) the k, q, v slots, which hold 𝒯 and P too.
+  static constexpr int kReadySlots = PFORM ? kQkvSlots : kTpSlots;
   // setmaxnreg moves registers inside the CTA's pool, what the launch gave it: 384 threads at the
   // 168 of __launch_bounds__(384, 1), 128 · 504. (80 and 216, which sum to the SM's 65536, hung:
   // the consumers' increase waited for registers the pool never had.) At 208 the consumers' step
@@ -49,18 +52,20 @@ struct FusedFwdLayout {
   static constexpr int kProducerRegs = 88, kConsumerRegs = 208;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "the CTA's register pool at launch");
   static_assert(K == 128 && V == 128, "DeltaNet at K = V = 128: two consumer warpgroups of 64 columns");
-  // A k, q, v slot: swizzled K-major tiles [C][K], [C][K], [C][V] (1024-byte aligned panels).
+  // A k, q, v slot: swizzled K-major tiles [C][K], [C][K], [C][V] (1024-byte aligned panels);
+  // PFORM: 𝒯 (Diag(β)) [C][C] by TMA with them, and P [C][C] from the producer.
   static constexpr size_t Kt = 0, Qt = Kt + size_t(kChunk) * K * 2, Vt = Qt + size_t(kChunk) * K * 2;
-  static constexpr size_t qkv_bytes = Vt + size_t(kChunk) * V * 2;
+  static constexpr size_t SlotT = Vt + size_t(kChunk) * V * 2, SlotP = SlotT + size_t(kChunk) * kChunk * 2;
+  static constexpr size_t qkv_bytes = PFORM ? SlotP + size_t(kChunk) * kChunk * 2 : SlotT;
   // A prep slot: 𝒯 (Diag(β)) [C][C] and P [C][C], swizzled.
   static constexpr size_t Tt = 0, Pt = size_t(kChunk) * kChunk * 2, tp_bytes = 2 * Pt;
   static constexpr size_t qkv = 0, tp = qkv + kQkvSlots * qkv_bytes;
-  static constexpr size_t As = tp + kTpSlots * tp_bytes;                  // f32 [C][kLd]
-  static constexpr size_t Ts = As + size_t(kChunk) * kLd * 4;             // f32 [C][kLd]
-  static constexpr size_t betas = Ts + size_t(kChunk) * kLd * 4;          // f32 [kTpSlots][C]
-  static constexpr size_t total = 1024 + betas + kTpSlots * kChunk * 4;   // (1024: the alignment)
-  static constexpr uint32_t load_bytes = uint32_t(qkv_bytes);
-  static_assert(qkv_bytes % 1024 == 0 && tp_bytes % 1024 == 0, "1024-byte aligned tiles");
+  static constexpr size_t As = tp + kTpSlots * tp_bytes;                                 // f32 [C][kLd]
+  static constexpr size_t Ts = As + (PFORM ? 0 : size_t(kChunk) * kLd * 4);              // f32 [C][kLd]
+  static constexpr size_t betas = Ts + (PFORM ? 0 : size_t(kChunk) * kLd * 4);           // f32 [kReadySlots][C]
+  static constexpr size_t total = 1024 + betas + kReadySlots * kChunk * 4;               // (1024: the alignment)
+  static constexpr uint32_t load_bytes = uint32_t(PFORM ? SlotP : qkv_bytes);            // (what TMA brings)
+  static_assert(qkv_bytes % 1024 == 0 && tp_bytes % 1024 == 0 && SlotT % 1024 == 0, "1024-byte aligned tiles");
   static_assert(total <= 227 * 1024, "the fused forward's shared memory exceeds an SM's");
 };
 
@@ -70,31 +75,108 @@ __device__ __forceinline__ void regs_dec() { asm volatile("setmaxnreg.dec.sync.a
 template <int N>
 __device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N)); }
 
-template <int K, int V>
-__global__ void __launch_bounds__(FusedFwdLayout<K, V>::kThreads, 1)
+// PFORM: 𝒯 (and the rows' β) from wy_prep's kernel without q and P (kPrepTOnlyExp), launched
+// before this one; the producer brings 𝒯 by TMA with k, q and v, forms P = tril(Q Kᵀ) from the
+// staged q and k into the same slot and writes it out for the backward. No solve on the chain.
+template <int K, int V, bool PFORM = false>
+__global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM>::kThreads, 1)
     fwd_fused_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
-  using L = FusedFwdLayout<K, V>;
+  using L = FusedFwdLayout<K, V, PFORM>;
   using wg::Major;
-  constexpr int NQ = L::kQkvSlots, NP = L::kTpSlots, LD = L::kLd;
+  constexpr int NQ = L::kQkvSlots, NP = L::kTpSlots, NR = L::kReadySlots, LD = L::kLd;
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
-  __shared__ uint64_t full[NQ], qkv_free[NQ], ready[NP], tp_free[NP];
+  __shared__ uint64_t full[NQ], qkv_free[NQ], ready[NR], tp_free[NP > 0 ? NP : 1];
   const int n = blockIdx.x, h = blockIdx.y;
   if (threadIdx.x == 0) {
     for (int i = 0; i < NQ; ++i) tma::mbar_init(&full[i], 1), tma::mbar_init(&qkv_free[i], 2);
-    for (int i = 0; i < NP; ++i) tma::mbar_init(&ready[i], 1), tma::mbar_init(&tp_free[i], 2);
+    for (int i = 0; i < NR; ++i) tma::mbar_init(&ready[i], 1);
+    for (int i = 0; i < NP; ++i) tma::mbar_init(&tp_free[i], 2);
     tma::fence_barrier_init();
   }
   __syncthreads();  // (the last block barrier: the roles part here)
 
   auto slot = [&](int i) { return smem + L::qkv + (i % NQ) * L::qkv_bytes; };
   auto tile = [&](int i, size_t off) { return reinterpret_cast<bf16_t*>(slot(i) + off); };
-  auto prep_tile = [&](int i, size_t off) { return reinterpret_cast<bf16_t*>(smem + L::tp + (i % NP) * L::tp_bytes + off); };
-  auto betas_of = [&](int i) { return reinterpret_cast<float*>(smem + L::betas) + (i % NP) * kChunk; };
+  // Chunk i's 𝒯 and P: in its k, q, v slot (PFORM), or in the prep ring.
+  auto prep_tile = [&](int i, size_t off) {
+    if constexpr (PFORM) return tile(i, off == L::Tt ? L::SlotT : L::SlotP);
+    else return reinterpret_cast<bf16_t*>(smem + L::tp + (i % (NP > 0 ? NP : 1)) * L::tp_bytes + off);
+  };
+  auto betas_of = [&](int i) { return reinterpret_cast<float*>(smem + L::betas) + (i % NR) * kChunk; };
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto span = [&](int i) { return ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]}; };
 
-  if (threadIdx.x < 128) {
+  if constexpr (PFORM) {
+    if (threadIdx.x < 128) {
+      // ---------------------------------------------------------------- producer (P alone)
+      regs_dec<L::kProducerRegs>();
+      const int tid = threadIdx.x;
+      const int64_t strideK = int64_t(p.H) * K, strideC = int64_t(p.H) * kChunk;
+      const bf16_t* const Tsrc = p.Tbeta;  // 𝒯 (β on the rows: p.Tbeta is p.Tinv) or 𝒯 Diag(β)
+      auto load = [&](int i) {  // chunk i's k, q, v and 𝒯, as the prep form's load below
+        if (i >= count) return;
+        if (i >= NQ) tma::mbar_wait(&qkv_free[i % NQ], ((i - NQ) / NQ) & 1);
+        const ChunkSpan sp = span(i);
+        if (sp.len == kChunk) {
+          if (tid == 0) {
+            tma::mbar_arrive_expect(&full[i % NQ], L::load_bytes);
+            constexpr int kPanel = kChunk * 64;
+#pragma unroll
+            for (int x = 0; x < K / 64; ++x) {
+              tma::load_box(tile(i, L::Kt) + x * kPanel, &maps.K, 64 * x, h, sp.tok0, &full[i % NQ]);
+              tma::load_box(tile(i, L::Qt) + x * kPanel, &maps.Q, 64 * x, h, sp.tok0, &full[i % NQ]);
+            }
+#pragma unroll
+            for (int x = 0; x < V / 64; ++x) tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, 64 * x, h, sp.tok0, &full[i % NQ]);
+            tma::load_box(tile(i, L::SlotT), &maps.T, 0, h, sp.tok0, &full[i % NQ]);
+          }
+        } else {
+          const int64_t base = int64_t(sp.tok0) * p.H + h;
+          async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
+          async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
+          async_tile_sw128<kChunk, V, 128>(tile(i, L::Vt), p.v + base * V, int64_t(p.H) * V, sp.len);
+          async_tile_sw128<kChunk, kChunk, 128>(tile(i, L::SlotT), Tsrc + base * kChunk, strideC, sp.len);
+          cp_async_commit();
+          if (tid == 0) tma::mbar_arrive_expect(&full[i % NQ], 0);
+        }
+      };
+      load(0);
+      load(1);
+      phase_start(p.phase_cycles);
+      for (int j = 0; j < count; ++j) {
+        const ChunkSpan sp = span(j);
+        const int64_t baseC = (int64_t(sp.tok0) * p.H + h) * kChunk;
+        // The rows' β (wy_prep's), ahead of the waits.
+        const float bt = p.row_betas && tid < kChunk ? row_betas_of(p, c_begin + j, h)[tid] : 0.f;
+        if (sp.len < kChunk) {
+          cp_async_wait<0>();
+          wg::fence_smem_writes();  // every thread's copies, for wgmma's async proxy
+          producer_sync();
+        }
+        tma::mbar_wait(&full[j % NQ], (j / NQ) & 1);
+        phase_mark(p.phase_cycles, 0);
+        bf16_t* const Pt = tile(j, L::SlotP);
+        float acc[32];
+        wg::gemm_issue<64, K, Major::K, Major::K>(acc, tile(j, L::Qt), tile(j, L::Kt), false);  // Q Kᵀ
+        wg::commit();
+        if (tid < kChunk) betas_of(j)[tid] = bt;
+        wg::wait<0>();
+        wg::fence_accumulator(acc);
+        wg::frag_for_each<64>(acc, [](int r, int c, float& x) { x = r >= c ? x : 0.f; });
+        wg::store_rows<64>(acc, Pt, 1.f);  // P = tril(Q Kᵀ)
+        wg::fence_smem_writes();  // P's tile, for the consumers' wgmma
+        producer_sync();          // P and β written
+        if (tid == 0) tma::mbar_arrive(&ready[j % NR]);
+        phase_mark(p.phase_cycles, 1);
+        store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);  // P's rows out, for the backward
+        phase_mark(p.phase_cycles, 2);
+        load(j + 2);  // into the slot of chunk j − 1, which the consumers release at step j's start
+        phase_mark(p.phase_cycles, 3);
+      }
+      return;
+    }
+  } else if (threadIdx.x < 128) {  // (the solve's form; PFORM's producer returned above)
     // ---------------------------------------------------------------- producer
     regs_dec<L::kProducerRegs>();
     const int tid = threadIdx.x;
@@ -142,7 +224,8 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V>::kThreads, 1)
         producer_sync();
       }
       tma::mbar_wait(&full[j % NQ], (j / NQ) & 1);
-      if (j >= NP) tma::mbar_wait(&tp_free[j % NP], ((j - NP) / NP) & 1);
+      if constexpr (NP > 0)
+        if (j >= NP) tma::mbar_wait(&tp_free[j % NP], ((j - NP) / NP) & 1);
       phase_mark(p.phase_cycles, 0);
       const bf16_t* const Kb = tile(j, L::Kt);
       bf16_t* const Tt = prep_tile(j, L::Tt);
@@ -188,7 +271,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V>::kThreads, 1)
       }
       wg::fence_smem_writes();  // P's and 𝒯's tiles, for the consumers' wgmma
       producer_sync();
-      if (tid == 0) tma::mbar_arrive(&ready[j % NP]);
+      if (tid == 0) tma::mbar_arrive(&ready[j % NR]);
       phase_mark(p.phase_cycles, 3);
       load(j + 2);  // into the slot of chunk j − 1, which the consumers release at step j's start
       phase_mark(p.phase_cycles, 4);
@@ -205,11 +288,11 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V>::kThreads, 1)
   for (int i = 0; i < count; ++i) {
     const ChunkSpan sp = span(i);  // (its loads' latency behind the waits)
     tma::mbar_wait(&full[i % NQ], (i / NQ) & 1);
-    tma::mbar_wait(&ready[i % NP], (i / NP) & 1);
+    tma::mbar_wait(&ready[i % NR], (i / NR) & 1);
     if (i > 0 && t == 0) {
       tma::store_read_wait();  // the last O store has read chunk i − 1's v panel
       tma::mbar_arrive(&qkv_free[(i - 1) % NQ]);
-      tma::mbar_arrive(&tp_free[(i - 1) % NP]);
+      if constexpr (NP > 0) tma::mbar_arrive(&tp_free[(i - 1) % NP]);
     }
     const bf16_t* const Kb = tile(i, L::Kt);
     const bf16_t* const Qh = tile(i, L::Qt);

@@ -40,6 +40,8 @@ struct LaunchInfo {
   // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; experiment ffwd, delta_cuda.cu's
   // forward says where): no wy_prep and no state pass.
   bool one_kernel = false;
+  // ... its producer forming P alone, 𝒯 from wy_prep's kernel without q and P (experiment ffwdp).
+  bool one_kernel_pform = false;
 };
 
 // Counts the state passes launched as clusters (multicast_state_launches()).

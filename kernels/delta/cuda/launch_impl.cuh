@@ -253,10 +253,14 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool
   constexpr bool kExp = LDA != (kFused ? kLdA : kLdAShared);  // timed under a name with _exp
   static const std::string name =
       kname(OVERLAP ? (kExp ? "wy_prep_overlap_exp" : "wy_prep_overlap")
-                    : (kFour ? "wy_prep_fused4" : kFused ? "wy_prep_fused" : kExp ? "wy_prep_exp" : "wy_prep"),
+                    : (EXP == kPrepTOnlyExp ? "wy_prep_tonly"
+                       : kFour              ? "wy_prep_fused4"
+                       : kFused             ? "wy_prep_fused"
+                       : kExp               ? "wy_prep_exp"
+                                            : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT,
-                        PrepLayout<VAR, K, V, kFused, LDA, kFour>::total>(name, kPrepPhases, p, s, beside, load_only);
+                        PrepLayout<VAR, K, V, kFused, LDA, prep_ts_low(EXP)>::total>(name, kPrepPhases, p, s, beside, load_only);
 }
 
 template <int VAR, int K>
@@ -464,17 +468,25 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
 }
 
 // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): one CTA of
-// three warpgroups per (sequence, head); k, q, v by TMA boxes and O by TMA stores.
-template <int K, int V>
+// three warpgroups per (sequence, head); k, q, v by TMA boxes and O by TMA stores. PFORM
+// (LaunchInfo::one_kernel_pform): wy_prep without q and P first (𝒯 and β alone), then the kernel
+// whose producer forms P and brings 𝒯 by TMA.
+template <int K, int V, bool PFORM = false>
 void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
-  using L = FusedFwdLayout<K, V>;
-  constexpr auto kKernel = fwd_fused_kernel<K, V>;
-  static const std::string name = kname("fwd_fused", kDeltaNet, K, V);
+  using L = FusedFwdLayout<K, V, PFORM>;
+  constexpr auto kKernel = fwd_fused_kernel<K, V, PFORM>;
+  static const std::string name = kname(PFORM ? "fwd_fused_p" : "fwd_fused", kDeltaNet, K, V);
   REWY_CHECK(p.Kg && p.Qg && p.P && p.Tinv && (p.row_betas ? p.Tbeta == p.Tinv : p.Tbeta != nullptr) && !p.prep_done &&
                  !p.path_flag && !p.E && !p.Hs,
              "the one-kernel forward: DeltaNet's fused Recompute forward (P, 𝒯, β on the rows or 𝒯 Diag(β)), not beside, no stored states");
-  const tma::RegMaps maps = token_reg_maps<K, V>(p, p.Kg, p.Qg);
-  launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPhases, p, 1, s, false, 1, maps);
+  tma::RegMaps maps = token_reg_maps<K, V>(p, p.Kg, p.Qg);
+  if constexpr (PFORM) {
+    launch_prep_threads<kDeltaNet, K, V, kThreads, false, kPrepTOnlyExp>(p, s, false, false);
+    maps.T = tma::make_token_map(p.Tbeta, p.tokens, p.H, kChunk);
+    launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPPhases, p, 1, s, false, 1, maps);
+  } else {
+    launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPhases, p, 1, s, false, 1, maps);
+  }
   count_one_kernel_forward();
 }
 
@@ -870,7 +882,10 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     if constexpr (VAR == kDeltaNet && K == 128 && V == 128)
-      if (li.one_kernel) return launch_fwd_fused<K, V>(p, li.stream);
+      if (li.one_kernel) {
+        if (li.one_kernel_pform) return launch_fwd_fused<K, V, true>(p, li.stream);
+        return launch_fwd_fused<K, V>(p, li.stream);
+      }
     // Beside (p.prep_done set: delta_cuda.cu's forward decides): the pass first, wy_prep as its
     // programmatic dependent on the SMs it leaves (both wait on nothing else; REWY_KERNEL_TIMING
     // times kernels one at a time, so there they run in order without the flags).

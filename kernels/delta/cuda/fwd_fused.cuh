@@ -40,22 +40,26 @@ namespace rewy::delta::cuda_impl {
 inline constexpr const char* kFusedFwdPhases[] = {"wait data", "P,A", "solve", "T out", "load next"};
 inline constexpr const char* kFusedFwdPPhases[] = {"wait data", "P", "P out", "load next"};  // PFORM's
 
-template <int K, int V, bool PFORM = false>
+// BV: the V-slice a CTA takes, 128 (two consumer warpgroups) or 64 (PFORM alone: one, two CTAs a
+// (sequence, head), so that 64 pairs fill 128 SMs).
+template <int K, int V, bool PFORM = false, int BV = 128>
 struct FusedFwdLayout {
-  static constexpr int kThreads = 384, kQkvSlots = 3, kTpSlots = PFORM ? 0 : 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
+  static_assert(BV == 128 || (PFORM && BV == 64), "V-slices of 64: the P-forming producer's kernel");
+  static constexpr int kConsumers = BV / 64, kThreads = 128 * (1 + kConsumers), kQkvSlots = 3, kTpSlots = PFORM ? 0 : 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
   // ready's ring: the prep's slots, or (PFORM) the k, q, v slots, which hold 𝒯 and P too.
   static constexpr int kReadySlots = PFORM ? kQkvSlots : kTpSlots;
   // setmaxnreg moves registers inside the CTA's pool, what the launch gave it: 384 threads at the
   // 168 of __launch_bounds__(384, 1), 128 · 504. (80 and 216, which sum to the SM's 65536, hung:
   // the consumers' increase waited for registers the pool never had.) At 208 the consumers' step
   // compiles without spills (ptxas, 2026-12-06); the producer spills some 140 instructions' worth.
+  // One consumer (BV = 64): no setmaxnreg, the launch's registers (255 at most) serve both.
   static constexpr int kProducerRegs = 88, kConsumerRegs = 208;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "the CTA's register pool at launch");
-  static_assert(K == 128 && V == 128, "DeltaNet at K = V = 128: two consumer warpgroups of 64 columns");
+  static_assert(K == 128 && V == 128, "DeltaNet at K = V = 128: consumer warpgroups of 64 columns");
   // A k, q, v slot: swizzled K-major tiles [C][K], [C][K], [C][V] (1024-byte aligned panels);
   // PFORM: 𝒯 (Diag(β)) [C][C] by TMA with them, and P [C][C] from the producer.
   static constexpr size_t Kt = 0, Qt = Kt + size_t(kChunk) * K * 2, Vt = Qt + size_t(kChunk) * K * 2;
-  static constexpr size_t SlotT = Vt + size_t(kChunk) * V * 2, SlotP = SlotT + size_t(kChunk) * kChunk * 2;
+  static constexpr size_t SlotT = Vt + size_t(kChunk) * BV * 2, SlotP = SlotT + size_t(kChunk) * kChunk * 2;
   static constexpr size_t qkv_bytes = PFORM ? SlotP + size_t(kChunk) * kChunk * 2 : SlotT;
   // A prep slot: 𝒯 (Diag(β)) [C][C] and P [C][C], swizzled.
   static constexpr size_t Tt = 0, Pt = size_t(kChunk) * kChunk * 2, tp_bytes = 2 * Pt;
@@ -78,18 +82,19 @@ __device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.a
 // PFORM: 𝒯 (and the rows' β) from wy_prep's kernel without q and P (kPrepTOnlyExp), launched
 // before this one; the producer brings 𝒯 by TMA with k, q and v, forms P = tril(Q Kᵀ) from the
 // staged q and k into the same slot and writes it out for the backward. No solve on the chain.
-template <int K, int V, bool PFORM = false>
-__global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM>::kThreads, 1)
+template <int K, int V, bool PFORM = false, int BV = 128>
+__global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
     fwd_fused_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
-  using L = FusedFwdLayout<K, V, PFORM>;
+  using L = FusedFwdLayout<K, V, PFORM, BV>;
+  constexpr int NC = L::kConsumers;
   using wg::Major;
   constexpr int NQ = L::kQkvSlots, NP = L::kTpSlots, NR = L::kReadySlots, LD = L::kLd;
   extern __shared__ __align__(16) char raw[];
   char* const smem = align_1024(raw);
   __shared__ uint64_t full[NQ], qkv_free[NQ], ready[NR], tp_free[NP > 0 ? NP : 1];
-  const int n = blockIdx.x, h = blockIdx.y;
+  const int n = blockIdx.x / (V / BV), h = blockIdx.y, cta_v0 = (blockIdx.x % (V / BV)) * BV;
   if (threadIdx.x == 0) {
-    for (int i = 0; i < NQ; ++i) tma::mbar_init(&full[i], 1), tma::mbar_init(&qkv_free[i], 2);
+    for (int i = 0; i < NQ; ++i) tma::mbar_init(&full[i], 1), tma::mbar_init(&qkv_free[i], NC);
     for (int i = 0; i < NR; ++i) tma::mbar_init(&ready[i], 1);
     for (int i = 0; i < NP; ++i) tma::mbar_init(&tp_free[i], 2);
     tma::fence_barrier_init();
@@ -110,7 +115,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM>::kThreads, 1)
   if constexpr (PFORM) {
     if (threadIdx.x < 128) {
       // ---------------------------------------------------------------- producer (P alone)
-      regs_dec<L::kProducerRegs>();
+      if constexpr (NC == 2) regs_dec<L::kProducerRegs>();
       const int tid = threadIdx.x;
       const int64_t strideK = int64_t(p.H) * K, strideC = int64_t(p.H) * kChunk;
       const bf16_t* const Tsrc = p.Tbeta;  // 𝒯 (β on the rows: p.Tbeta is p.Tinv) or 𝒯 Diag(β)
@@ -128,14 +133,15 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM>::kThreads, 1)
               tma::load_box(tile(i, L::Qt) + x * kPanel, &maps.Q, 64 * x, h, sp.tok0, &full[i % NQ]);
             }
 #pragma unroll
-            for (int x = 0; x < V / 64; ++x) tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, 64 * x, h, sp.tok0, &full[i % NQ]);
+            for (int x = 0; x < BV / 64; ++x)
+              tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, cta_v0 + 64 * x, h, sp.tok0, &full[i % NQ]);
             tma::load_box(tile(i, L::SlotT), &maps.T, 0, h, sp.tok0, &full[i % NQ]);
           }
         } else {
           const int64_t base = int64_t(sp.tok0) * p.H + h;
           async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
           async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
-          async_tile_sw128<kChunk, V, 128>(tile(i, L::Vt), p.v + base * V, int64_t(p.H) * V, sp.len);
+          async_tile_sw128<kChunk, BV, 128>(tile(i, L::Vt), p.v + base * V + cta_v0, int64_t(p.H) * V, sp.len);
           async_tile_sw128<kChunk, kChunk, 128>(tile(i, L::SlotT), Tsrc + base * kChunk, strideC, sp.len);
           cp_async_commit();
           if (tid == 0) tma::mbar_arrive_expect(&full[i % NQ], 0);
@@ -169,7 +175,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM>::kThreads, 1)
         producer_sync();          // P and β written
         if (tid == 0) tma::mbar_arrive(&ready[j % NR]);
         phase_mark(p.phase_cycles, 1);
-        store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);  // P's rows out, for the backward
+        if (cta_v0 == 0) store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);  // P's rows out, for the backward
         phase_mark(p.phase_cycles, 2);
         load(j + 2);  // into the slot of chunk j − 1, which the consumers release at step j's start
         phase_mark(p.phase_cycles, 3);
@@ -280,8 +286,8 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM>::kThreads, 1)
   }
 
   // ------------------------------------------------------------------ consumers
-  regs_inc<L::kConsumerRegs>();
-  const int wgi = (threadIdx.x >> 7) - 1, v0 = 64 * wgi, t = threadIdx.x & 127;
+  if constexpr (NC == 2) regs_inc<L::kConsumerRegs>();
+  const int wgi = (threadIdx.x >> 7) - 1, v0 = cta_v0 + 64 * wgi, t = threadIdx.x & 127;
   const int64_t state_at = (int64_t(n) * p.H + h) * K * V + v0;
   float Hacc[64];  // Hᵀ: rows v0 .. v0 + 63 of V, all K columns (element (r, d) is H[d][v0 + r])
   wg::frag_for_each<128>(Hacc, [&](int r, int d, float& x) { x = p.h0 ? p.h0[state_at + int64_t(d) * V + r] : 0.f; });

@@ -470,12 +470,12 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
 // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): one CTA of
 // three warpgroups per (sequence, head); k, q, v by TMA boxes and O by TMA stores. PFORM
 // (LaunchInfo::one_kernel_pform): wy_prep without q and P first (𝒯 and β alone), then the kernel
-// whose producer forms P and brings 𝒯 by TMA.
-template <int K, int V, bool PFORM = false>
+// whose producer forms P and brings 𝒯 by TMA; BV: its V-slices (64: two CTAs a (sequence, head)).
+template <int K, int V, bool PFORM = false, int BV = 128>
 void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
-  using L = FusedFwdLayout<K, V, PFORM>;
-  constexpr auto kKernel = fwd_fused_kernel<K, V, PFORM>;
-  static const std::string name = kname(PFORM ? "fwd_fused_p" : "fwd_fused", kDeltaNet, K, V);
+  using L = FusedFwdLayout<K, V, PFORM, BV>;
+  constexpr auto kKernel = fwd_fused_kernel<K, V, PFORM, BV>;
+  static const std::string name = kname(PFORM ? "fwd_fused_p" : "fwd_fused", kDeltaNet, K, BV);
   REWY_CHECK(p.Kg && p.Qg && p.P && p.Tinv && (p.row_betas ? p.Tbeta == p.Tinv : p.Tbeta != nullptr) && !p.prep_done &&
                  !p.path_flag && !p.E && !p.Hs,
              "the one-kernel forward: DeltaNet's fused Recompute forward (P, 𝒯, β on the rows or 𝒯 Diag(β)), not beside, no stored states");
@@ -483,7 +483,7 @@ void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
   if constexpr (PFORM) {
     launch_prep_threads<kDeltaNet, K, V, kThreads, false, kPrepTOnlyExp>(p, s, false, false);
     maps.T = tma::make_token_map(p.Tbeta, p.tokens, p.H, kChunk);
-    launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPPhases, p, 1, s, false, 1, maps);
+    launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPPhases, p, V / BV, s, false, 1, maps);
   } else {
     launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPhases, p, 1, s, false, 1, maps);
   }
@@ -883,7 +883,10 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
     if constexpr (VAR == kDeltaNet && K == 128 && V == 128)
       if (li.one_kernel) {
-        if (li.one_kernel_pform) return launch_fwd_fused<K, V, true>(p, li.stream);
+        if (li.one_kernel_pform) {
+          if constexpr (BV == 64) return launch_fwd_fused<K, V, true, 64>(p, li.stream);
+          return launch_fwd_fused<K, V, true>(p, li.stream);
+        }
         return launch_fwd_fused<K, V>(p, li.stream);
       }
     // Beside (p.prep_done set: delta_cuda.cu's forward decides): the pass first, wy_prep as its

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Device call 1 of the sixty-fifth session (carry .prebuilt): every GPU test on the defaults (the
-# sixty-fourth session's last tree never ran on a device: its call 5), then experiment ffwdp
+# Device call 1 of the sixty-fifth session (carry .prebuilt .fla .triton-pack; docs/measurements
+# moved aside but for this folder, the carry's 64 MiB): experiment ffwdp
 # (fwd_fused.cuh's PFORM: wy_prep's 𝒯-only kernel, then the one kernel whose producer forms P
 # alone): DeltaNet's GPU tests under it (the call ends if they hang), memcheck and racecheck on the
 # small case, DeltaNet's Recompute ops at the six shapes (default and ffwdp alternating twice), and
-# the kernels' clock at shapes 0 and 4.
+# the kernels' clock at shapes 0, 1 and 4, DeltaNet's FLA table under ffwdp (FLA in the same call),
+# then every GPU test on the defaults (the sixty-fourth session's last tree never ran on a
+# device: its call 5) in the time CALL_LIMIT_S leaves.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." || exit 2
 source scripts/common.sh
-out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS
+out=${OUT:-out}; mkdir -p "$out"; t0=$SECONDS; limit=${CALL_LIMIT_S:-560}
 export NCCL_NVLS_ENABLE=0
 pack() { (cd "$out" && gzip -9 -f san_*.log 2>/dev/null; tar -czf /tmp/c1.tar.gz . && find . -mindepth 1 -delete && mv /tmp/c1.tar.gz all.tar.gz); }
 trap pack EXIT
@@ -34,13 +36,22 @@ ops() {  # ops NAME [VAR=VALUE]
 }
 ops default1; ops ffwdp1 REWY_EXPERIMENTS=ffwdp; ops default2; ops ffwdp2 REWY_EXPERIMENTS=ffwdp
 for r in 1 2; do echo "== round $r (ffwdp / default)"; python3 bench/compare_ours.py "$out/ops_default$r.csv" "$out/ops_ffwdp$r.csv"; done
-for sh in 0 4; do
+for sh in 0 1 4; do
   REWY_EXPERIMENTS=ffwdp REWY_KERNEL_TIMING=2 timeout 40 $b --ops deltanet --shapes $sh --policies recompute --gates bench \
     --samples 3 --backward rewy >"$out/phases_ffwdp_$sh.txt" 2>&1
   echo "== shape $sh: the kernels under ffwdp and the producer's phases"
   grep -hE "fwd_fused|wy_prep_tonly" "$out/phases_ffwdp_$sh.txt" | cut -c1-200 | head -6
 done
-timeout 110 build-gpu/tests/gpu_test_delta >"$out/tests_default.log" 2>&1
+left=$((limit - 130 - (SECONDS - t0)))
+if [ $left -ge 90 ]; then
+  mkdir -p "$out/table"
+  rewy_fla_table "$out/table" "$left" REWY_EXPERIMENTS=ffwdp OPS=deltanet POLICIES=recompute GATES=bench
+  echo "table exit $? at $((SECONDS - t0)) s"
+else
+  echo "no table ($left s left)"
+fi
+left=$((limit - 10 - (SECONDS - t0))); [ $left -gt 110 ] && left=110
+timeout $left build-gpu/tests/gpu_test_delta >"$out/tests_default.log" 2>&1
 echo "== every GPU test (defaults) exit $? at $((SECONDS - t0)) s: $(grep -E '^\[  PASSED|FAILED  \]|^\[  SKIPPED' "$out/tests_default.log" | tr '\n' ' ')"
 grep -E "Failure|Expected|Which" "$out/tests_default.log" | head -8
 echo "call done at $((SECONDS - t0)) s"

@@ -889,15 +889,22 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // the pass in whole-V slices (at (4, 4096, 16) DeltaNet 0.96x, KDA/GDN2 0.71-0.73x), and KDA's
   // and GDN2's pass at up to 64 CTAs (0.80-0.95x).
   const int64_t pairs = d.N * d.H;
-  // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh: wy_prep's work on a producer
-  // warpgroup beside the register pass's two, P, 𝒯 and β kept on chip for the pass) where the fused
-  // forward runs: REWY_EXPERIMENTS=ffwd, in place of wy_prep beside the pass too. Slower as built
-  // (0.34-0.71x where it runs; its producer's solve is the chain: fwd_fused.cuh says what it measured).
-  // REWY_EXPERIMENTS=ffwdp: the same kernel with its producer forming P alone, 𝒯 and β from
-  // wy_prep's kernel without q and P before it (kPrepTOnlyExp): no solve on the producer's chain.
-  const bool pform = experiment("ffwdp", var);
+  // DeltaNet's Recompute forward at K = V = 128 as wy_prep's kernel without q and P (𝒯 and the
+  // rows' β alone, kPrepTOnlyExp) and one kernel (fwd_fused.cuh's PFORM: a producer warpgroup
+  // brings k, q, v and 𝒯 by TMA and forms P = tril(Q Kᵀ) on chip beside the register pass's
+  // consumers), where the pass would not run beside wy_prep (more than 64 V-slices of 64). Against
+  // wy_prep and the register pass: Recompute forward 1.128x / 1.122x at (8, 2048, 16), 1.079x /
+  // 1.084x at (4, 4096, 16) (V-slices of 64: two CTAs a pair), 1.117x / 1.120x at (8, 4096, 32)
+  // (two rounds); wy_prep 95.5 -> 71.8 us at shape 0 (no q read, no P written), the one kernel
+  // 130.6 us where the pass took 131.9 (H100, 2026-12-06, docs/measurements/2026-12-06-s65/call1/).
+  // At 32 pairs it ran at 0.99x the pass beside wy_prep, which stays there.
+  // REWY_EXPERIMENTS=noffwdp keeps the split form; ffwdp takes the one kernel at every pair count.
+  // ffwd: the one kernel with the solve on its producer (P, 𝒯 and β all on chip; no prep kernel):
+  // 0.34-0.71x where it runs (its producer's solve is the chain: fwd_fused.cuh says what it measured).
+  const bool ffwd_solve = experiment("ffwd", var);
+  const bool pform = !ffwd_solve && (experiment("ffwdp", var) || (pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
   const bool try_one_kernel = cfg.variant == Variant::DeltaNet && !save && d.K == 128 && d.V == 128 &&
-                              (experiment("ffwd", var) || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
+                              (ffwd_solve || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;
   bool beside = !try_one_kernel && cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) &&
                 ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();

@@ -181,7 +181,8 @@ void check_variant(Variant variant) {
     EXPECT_GT(register_pass_launches(), register_passes_before) << "no forward took the register pass";
   }
   // DeltaNet's fused Recompute forward at K = V = 128 runs as one kernel at many pairs (at every
-  // pair count under REWY_EXPERIMENTS=ffwd or ffwdp; fwd_fused.cuh): the checks above covered it where some configuration took it.
+  // pair count under REWY_EXPERIMENTS=ffwd or ffwdp; fwd_fused.cuh): the checks above covered it
+  // where some configuration took it.
   if (one_kernel_expected) {
     EXPECT_GT(one_kernel_forwards(), one_kernel_before) << "no forward ran as one kernel";
   }

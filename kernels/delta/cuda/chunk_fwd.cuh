@@ -491,7 +491,8 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : prep_ts_low(EX
     else As[r * LDA + cc] = betas[r] * gated_entry<VAR, K>(x, Gs, r, cc, r > cc);
   });
   __syncthreads();  // As complete, P staged; the packed operand (aliased by Ts) is dead
-  if constexpr (!kTOnly) store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);  // read before the solve's barriers
+  if constexpr (!kTOnly)  // (read before the solve's barriers)
+    store_tile_rows<kChunk, kChunk, NT>(p.P + at.baseC, at.strideC, Tb, kCP, at.len);
   phase_mark(p.phase_cycles, 1);
   // 𝒯 Diag(β) for the fused state pass, or kept for the backward's replay (p.Tbeta_kept).
   // (p.row_betas: none, β of the rows instead; the passes read 𝒯 and take β on the rows.)

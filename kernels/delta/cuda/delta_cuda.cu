@@ -902,7 +902,8 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // ffwd: the one kernel with the solve on its producer (P, 𝒯 and β all on chip; no prep kernel):
   // 0.34-0.71x where it runs (its producer's solve is the chain: fwd_fused.cuh says what it measured).
   const bool ffwd_solve = experiment("ffwd", var);
-  const bool pform = !ffwd_solve && (experiment("ffwdp", var) || (pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
+  const bool pform =
+      !ffwd_solve && (experiment("ffwdp", var) || (pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
   const bool try_one_kernel = cfg.variant == Variant::DeltaNet && !save && d.K == 128 && d.V == 128 &&
                               (ffwd_solve || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;

@@ -1,36 +1,38 @@
-// DeltaNet's Recompute forward in one kernel (experiment ffwd): wy_prep's chunk work and the
-// register pass side by side in one CTA per (sequence, head), warp-specialised.
+// DeltaNet's Recompute forward in one kernel: the register pass's step on consumer warpgroups
+// beside a producer warpgroup that stages each chunk's operands, one CTA per (sequence, head) (two
+// at V-slices of 64). Two forms:
 //
-// The split form moves 128.5 KB a chunk at K = V = 128 (wy_prep reads q, k and writes P, 𝒯 and
-// β; the pass reads q, k, v, P, 𝒯, β and writes o) against the 64 KB of q, k, v and o; at 128 and
-// 256 pairs both kernels run near the DRAM's rate (docs/perf-delta.md). Here P, 𝒯 and β never
-// leave the SM on the way to the pass (they are still written once, for the backward): about 80
-// KB a chunk. The prep's work goes beside the pass's chain, not on it (pform's lesson):
+// PFORM (the default where more than 64 V-slices of 64 run: delta_cuda.cu's forward; experiment
+// ffwdp everywhere): wy_prep's 𝒯-only kernel first (kPrepTOnlyExp: k and β in, 𝒯 and the rows' β
+// out), then here
+//   warpgroup 0 (producer): TMA loads of k, q, v and 𝒯 into one slot, three chunks deep; for chunk
+//     j, P = tril(Q Kᵀ) by one wgmma from the staged q and k into the same slot, the rows' β beside
+//     it, then P out for the backward; one to two chunks ahead of
+//   warpgroups 1-2, or 1 (consumers): the register pass's step (state_fwd_reg.cuh) on 64 columns of
+//     V each, O staged in the warpgroup's own (dead) panel of the v tile and stored by TMA.
+// At K = V = 128 the prep moves 24 KB a chunk (wy_prep_fused4: 48) and the kernel 80 (the pass:
+// 80, reading P where this writes it). Measured (H100, 2026-12-06, docs/measurements/2026-12-06-s65/
+// call1/): Recompute forward 1.12-1.13x at (8, 2048, 16) and (8, 4096, 32), 1.08x at (4, 4096, 16)
+// against wy_prep and the register pass; at shape 0 the prep 71.8 us (fused4 95.5), this kernel
+// 130.6 (the pass 131.9). The producer waits (5.9k cycles a chunk, 3.0k of them for data and for
+// the consumers' release); the consumers' step is the pass's, bound by the DRAM's rate.
 //
-//   warpgroup 0 (producer, 88 registers): TMA loads of k, q, v three chunks deep; for chunk j,
-//     P = tril(Q Kᵀ) and A = stril(Diag(β) K Kᵀ) by wgmma from the staged tiles, 𝒯 = (I + A)⁻¹
-//     by wy_prep's solve (solve_unit_lower, fp32), then 𝒯 (or 𝒯 Diag(β)) and P as bf16 into a
-//     two-deep ring beside β, and the same values out for the backward; one chunk ahead of
-//   warpgroups 1-2 (consumers, 208 registers): the register pass's step (state_fwd_reg.cuh) on 64
-//     columns of V each, O staged in the warpgroup's own (dead) panel of the v tile and stored by TMA.
+// The solve form (experiment ffwd): no prep kernel; the producer (88 registers) also forms
+// A = stril(Diag(β) K Kᵀ), 𝒯 = (I + A)⁻¹ by wy_prep's solve (solve_unit_lower, fp32), and puts 𝒯
+// (or 𝒯 Diag(β)) and P as bf16 into a two-deep ring beside β (and out for the backward); the
+// consumers take 208 registers. P, 𝒯 and β never leave the SM on the way to the pass: about 80 KB
+// a chunk against the split form's 128.5. Measured (H100, 2026-12-06,
+// docs/measurements/2026-12-06-s64/call4/): correct and slower, 0.668x at (8, 2048, 16), 0.34x at
+// (4, 4096, 16) (64 CTAs), 0.66-0.71x at (8, 4096, 32): the producer is the chain, 17.5k cycles a
+// chunk (wait 10%, P,A 16%, solve 50%, 𝒯 out 16%, load 9%) where a consumer step takes 6.2k; the
+// solve alone (8.7k) is 1.5x wy_prep's 5.7k at four CTAs an SM (its 88 registers spill, and it
+// shares the SM's issue slots with the consumers' products).
 //
 // The rounding points are wy_prep's and the register pass's (P, 𝒯 from fp32 to bf16; H, D', E as
 // the products' operands), so the CPU twin and its bars hold. mbarriers order the rings: full
-// (k, q, v landed), ready (the prep's tiles written), qkv_free and tp_free (both consumer
-// warpgroups done with a slot; released at the next step's start, once O's store has read it).
-// Named barriers: 1 the producer's (solve_unit_lower's too), 2 + w consumer warpgroup w's.
-//
-// Measured (H100, 2026-12-06, docs/measurements/2026-12-06-s64/call4/): correct (DeltaNet's GPU
-// tests under ffwd, memcheck and racecheck clean) and slower. Recompute forward, ffwd / default:
-// 0.668x at (8, 2048, 16), 0.34x at (4, 4096, 16) (64 CTAs), 0.66-0.71x at (8, 4096, 32); the
-// kernel 336 us at (8, 2048, 16), where the default's wy_prep and pass took 95 and 131 us (call 3's
-// H100, REWY_KERNEL_TIMING=1). The producer is the chain:
-// 17.5k cycles a chunk (wait 10%, P,A 16%, solve 50%, 𝒯 out 16%, load 9%), where a consumer step
-// takes 6.2k (3.4k of products, the rest its stage's wait; call 2's clock); the solve alone (8.7k)
-// is 1.5x wy_prep's 5.7k at four CTAs an SM (its 88 registers spill, and it
-// shares the SM's issue slots with the consumers' products). What would pay: 𝒯 from its own
-// kernel (reading k alone, writing 𝒯 and β) and P formed here from the staged q and k (one wgmma,
-// a few hundred cycles), cutting wy_prep's q read and P write (128.5 -> about 104 KB a chunk).
+// (k, q, v (and 𝒯) landed), ready (the producer's tiles written), qkv_free and tp_free (every
+// consumer warpgroup done with a slot; released at the next step's start, once O's store has
+// read it). Named barriers: 1 the producer's (solve_unit_lower's too), 2 + w consumer warpgroup w's.
 #pragma once
 #include "kernels/delta/cuda/state_fwd_reg.cuh"
 
@@ -45,7 +47,8 @@ inline constexpr const char* kFusedFwdPPhases[] = {"wait data", "P", "P out", "l
 template <int K, int V, bool PFORM = false, int BV = 128>
 struct FusedFwdLayout {
   static_assert(BV == 128 || (PFORM && BV == 64), "V-slices of 64: the P-forming producer's kernel");
-  static constexpr int kConsumers = BV / 64, kThreads = 128 * (1 + kConsumers), kQkvSlots = 3, kTpSlots = PFORM ? 0 : 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
+  static constexpr int kConsumers = BV / 64, kThreads = 128 * (1 + kConsumers), kQkvSlots = 3;
+  static constexpr int kTpSlots = PFORM ? 0 : 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
   // ready's ring: the prep's slots, or (PFORM) the k, q, v slots, which hold 𝒯 and P too.
   static constexpr int kReadySlots = PFORM ? kQkvSlots : kTpSlots;
   // setmaxnreg moves registers inside the CTA's pool, what the launch gave it: 384 threads at the

@@ -37,10 +37,10 @@ struct LaunchInfo {
   // V-slices narrower than V, the slices of a (sequence, head) run as one cluster that loads them
   // once (state_fwd_cluster_kernel). Null: every slice loads its own.
   const tma::StateMaps* maps = nullptr;
-  // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; experiment ffwd, delta_cuda.cu's
-  // forward says where): no wy_prep and no state pass.
+  // DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; delta_cuda.cu's forward says
+  // where): no state pass, and wy_prep's 𝒯-only kernel before it or (experiment ffwd) none.
   bool one_kernel = false;
-  // ... its producer forming P alone, 𝒯 from wy_prep's kernel without q and P (experiment ffwdp).
+  // ... its producer forming P alone after wy_prep's 𝒯-only kernel (the default form).
   bool one_kernel_pform = false;
 };
 

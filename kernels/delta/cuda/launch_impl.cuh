@@ -260,7 +260,8 @@ void launch_prep_threads(const DeltaParams& p, cudaStream_t s, bool beside, bool
                                             : "wy_prep"),
             VAR, K, V, NT / 32);
   launch_chunk_parallel<wy_prep_kernel<VAR, K, V, NT, OVERLAP, EXP, LDA>, NT,
-                        PrepLayout<VAR, K, V, kFused, LDA, prep_ts_low(EXP)>::total>(name, kPrepPhases, p, s, beside, load_only);
+                        PrepLayout<VAR, K, V, kFused, LDA, prep_ts_low(EXP)>::total>(name, kPrepPhases, p, s, beside,
+                                                                                    load_only);
 }
 
 template <int VAR, int K>
@@ -467,10 +468,11 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
   launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, false>(p, s);
 }
 
-// DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): one CTA of
-// three warpgroups per (sequence, head); k, q, v by TMA boxes and O by TMA stores. PFORM
-// (LaunchInfo::one_kernel_pform): wy_prep without q and P first (𝒯 and β alone), then the kernel
-// whose producer forms P and brings 𝒯 by TMA; BV: its V-slices (64: two CTAs a (sequence, head)).
+// DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): a producer
+// warpgroup and one consumer warpgroup per 64 columns of V; k, q, v by TMA boxes and O by TMA
+// stores. PFORM (LaunchInfo::one_kernel_pform): wy_prep without q and P first (𝒯 and β alone),
+// then the kernel whose producer forms P and brings 𝒯 by TMA; BV: its V-slices (64: two CTAs a
+// (sequence, head)).
 template <int K, int V, bool PFORM = false, int BV = 128>
 void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
   using L = FusedFwdLayout<K, V, PFORM, BV>;

@@ -115,41 +115,57 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto span = [&](int i) { return ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]}; };
 
+  // The producer's (threads 0-127). Chunk i's k, q, v (the CTA's V-slice) and, PFORM, 𝒯 into its
+  // slot, once every consumer is done with the slot's last chunk: whole chunks by TMA boxes (thread
+  // 0), a partial one by every thread's cp.async (a box would bring the next sequence's rows, not
+  // zeros), its barrier armed for no bytes.
+  const int64_t strideK = int64_t(p.H) * K, strideC = int64_t(p.H) * kChunk;
+  auto load = [&](int i) {
+    if (i >= count) return;
+    if (i >= NQ) tma::mbar_wait(&qkv_free[i % NQ], ((i - NQ) / NQ) & 1);
+    const ChunkSpan sp = span(i);
+    if (sp.len == kChunk) {
+      if (threadIdx.x == 0) {
+        tma::mbar_arrive_expect(&full[i % NQ], L::load_bytes);
+        constexpr int kPanel = kChunk * 64;
+#pragma unroll
+        for (int x = 0; x < K / 64; ++x) {
+          tma::load_box(tile(i, L::Kt) + x * kPanel, &maps.K, 64 * x, h, sp.tok0, &full[i % NQ]);
+          tma::load_box(tile(i, L::Qt) + x * kPanel, &maps.Q, 64 * x, h, sp.tok0, &full[i % NQ]);
+        }
+#pragma unroll
+        for (int x = 0; x < BV / 64; ++x)
+          tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, cta_v0 + 64 * x, h, sp.tok0, &full[i % NQ]);
+        if constexpr (PFORM) tma::load_box(tile(i, L::SlotT), &maps.T, 0, h, sp.tok0, &full[i % NQ]);
+      }
+    } else {
+      const int64_t base = int64_t(sp.tok0) * p.H + h;
+      async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
+      async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
+      async_tile_sw128<kChunk, BV, 128>(tile(i, L::Vt), p.v + base * V + cta_v0, int64_t(p.H) * V, sp.len);
+      // (𝒯, or 𝒯 Diag(β) without β on the rows; p.Tbeta is p.Tinv with them.)
+      if constexpr (PFORM)
+        async_tile_sw128<kChunk, kChunk, 128>(tile(i, L::SlotT), p.Tbeta + base * kChunk, strideC, sp.len);
+      cp_async_commit();
+      if (threadIdx.x == 0) tma::mbar_arrive_expect(&full[i % NQ], 0);
+    }
+  };
+  // The producer's wait for chunk j's slot: a partial chunk's copies (every thread's, fenced for
+  // wgmma's async proxy), then the slot's barrier.
+  auto wait_loaded = [&](int j, const ChunkSpan& sp) {
+    if (sp.len < kChunk) {
+      cp_async_wait<0>();
+      wg::fence_smem_writes();
+      producer_sync();
+    }
+    tma::mbar_wait(&full[j % NQ], (j / NQ) & 1);
+  };
+
   if constexpr (PFORM) {
     if (threadIdx.x < 128) {
       // ---------------------------------------------------------------- producer (P alone)
       if constexpr (NC == 2) regs_dec<L::kProducerRegs>();
       const int tid = threadIdx.x;
-      const int64_t strideK = int64_t(p.H) * K, strideC = int64_t(p.H) * kChunk;
-      const bf16_t* const Tsrc = p.Tbeta;  // 𝒯 (β on the rows: p.Tbeta is p.Tinv) or 𝒯 Diag(β)
-      auto load = [&](int i) {  // chunk i's k, q, v and 𝒯, as the prep form's load below
-        if (i >= count) return;
-        if (i >= NQ) tma::mbar_wait(&qkv_free[i % NQ], ((i - NQ) / NQ) & 1);
-        const ChunkSpan sp = span(i);
-        if (sp.len == kChunk) {
-          if (tid == 0) {
-            tma::mbar_arrive_expect(&full[i % NQ], L::load_bytes);
-            constexpr int kPanel = kChunk * 64;
-#pragma unroll
-            for (int x = 0; x < K / 64; ++x) {
-              tma::load_box(tile(i, L::Kt) + x * kPanel, &maps.K, 64 * x, h, sp.tok0, &full[i % NQ]);
-              tma::load_box(tile(i, L::Qt) + x * kPanel, &maps.Q, 64 * x, h, sp.tok0, &full[i % NQ]);
-            }
-#pragma unroll
-            for (int x = 0; x < BV / 64; ++x)
-              tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, cta_v0 + 64 * x, h, sp.tok0, &full[i % NQ]);
-            tma::load_box(tile(i, L::SlotT), &maps.T, 0, h, sp.tok0, &full[i % NQ]);
-          }
-        } else {
-          const int64_t base = int64_t(sp.tok0) * p.H + h;
-          async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
-          async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
-          async_tile_sw128<kChunk, BV, 128>(tile(i, L::Vt), p.v + base * V + cta_v0, int64_t(p.H) * V, sp.len);
-          async_tile_sw128<kChunk, kChunk, 128>(tile(i, L::SlotT), Tsrc + base * kChunk, strideC, sp.len);
-          cp_async_commit();
-          if (tid == 0) tma::mbar_arrive_expect(&full[i % NQ], 0);
-        }
-      };
       load(0);
       load(1);
       phase_start(p.phase_cycles);
@@ -158,12 +174,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
         const int64_t baseC = (int64_t(sp.tok0) * p.H + h) * kChunk;
         // The rows' β (wy_prep's), ahead of the waits.
         const float bt = p.row_betas && tid < kChunk ? row_betas_of(p, c_begin + j, h)[tid] : 0.f;
-        if (sp.len < kChunk) {
-          cp_async_wait<0>();
-          wg::fence_smem_writes();  // every thread's copies, for wgmma's async proxy
-          producer_sync();
-        }
-        tma::mbar_wait(&full[j % NQ], (j / NQ) & 1);
+        wait_loaded(j, sp);
         phase_mark(p.phase_cycles, 0);
         bf16_t* const Pt = tile(j, L::SlotP);
         float acc[32];
@@ -189,35 +200,6 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
     // ---------------------------------------------------------------- producer
     regs_dec<L::kProducerRegs>();
     const int tid = threadIdx.x;
-    const int64_t strideK = int64_t(p.H) * K, strideC = int64_t(p.H) * kChunk;
-    // Chunk i's k, q and v into its slot, once both consumers are done with the slot's last chunk:
-    // whole chunks by TMA boxes (thread 0), a partial one by every thread's cp.async (a box would
-    // bring the next sequence's rows, not zeros), its barrier armed for no bytes.
-    auto load = [&](int i) {
-      if (i >= count) return;
-      if (i >= NQ) tma::mbar_wait(&qkv_free[i % NQ], ((i - NQ) / NQ) & 1);
-      const ChunkSpan sp = span(i);
-      if (sp.len == kChunk) {
-        if (tid == 0) {
-          tma::mbar_arrive_expect(&full[i % NQ], L::load_bytes);
-          constexpr int kPanel = kChunk * 64;
-#pragma unroll
-          for (int x = 0; x < K / 64; ++x) {
-            tma::load_box(tile(i, L::Kt) + x * kPanel, &maps.K, 64 * x, h, sp.tok0, &full[i % NQ]);
-            tma::load_box(tile(i, L::Qt) + x * kPanel, &maps.Q, 64 * x, h, sp.tok0, &full[i % NQ]);
-          }
-#pragma unroll
-          for (int x = 0; x < V / 64; ++x) tma::load_box(tile(i, L::Vt) + x * kPanel, &maps.V, 64 * x, h, sp.tok0, &full[i % NQ]);
-        }
-      } else {
-        const int64_t base = int64_t(sp.tok0) * p.H + h;
-        async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
-        async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
-        async_tile_sw128<kChunk, V, 128>(tile(i, L::Vt), p.v + base * V, int64_t(p.H) * V, sp.len);
-        cp_async_commit();
-        if (tid == 0) tma::mbar_arrive_expect(&full[i % NQ], 0);
-      }
-    };
     float* const As = reinterpret_cast<float*>(smem + L::As);
     float* const Ts = reinterpret_cast<float*>(smem + L::Ts);
     load(0);
@@ -227,12 +209,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
       const ChunkSpan sp = span(j);
       const int64_t baseC = (int64_t(sp.tok0) * p.H + h) * kChunk;
       const float bt = tid < sp.len ? bf2f(p.beta[int64_t(sp.tok0 + tid) * p.H + h]) : 0.f;  // (ahead of the waits)
-      if (sp.len < kChunk) {
-        cp_async_wait<0>();
-        wg::fence_smem_writes();  // every thread's copies, for wgmma's async proxy
-        producer_sync();
-      }
-      tma::mbar_wait(&full[j % NQ], (j / NQ) & 1);
+      wait_loaded(j, sp);
       if constexpr (NP > 0)
         if (j >= NP) tma::mbar_wait(&tp_free[j % NP], ((j - NP) / NP) & 1);
       phase_mark(p.phase_cycles, 0);

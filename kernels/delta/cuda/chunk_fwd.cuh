@@ -26,9 +26,10 @@ namespace rewy::delta::cuda_impl {
 // wy_prep_kernel's EXP for the fused forward's kernel (said there), and its four-CTA form at
 // K = 128, the default there (𝒯's fp32 tile over q's slot, 44 KB, at most 64 registers;
 // launch_prep says what it measured).
-// kPrepTOnlyExp (3; DeltaNet at K = 128): the four-CTA kernel without q and P, 𝒯 (and β) alone,
-// for the one-kernel forward whose producer forms P from its own staged q and k (fwd_fused.cuh's
-// PFORM): k read, no q read and no P written, 24 of the 48 KB a chunk the four-CTA kernel moves.
+// kPrepTOnlyExp (3; DeltaNet and GDN at K = 128): the four-CTA kernel without q and P, 𝒯 (and β,
+// GDN's row gates and e^γ) alone, for the one-kernel forward whose producer forms P from its own
+// staged q and k (fwd_fused.cuh's PFORM): k read, no q read and no P written, 24 of the 48 KB a
+// chunk the four-CTA kernel moves.
 inline constexpr int kPrepFusedExp = 1, kPrepFused4Exp = 2, kPrepTOnlyExp = 3;
 constexpr bool prep_fused_only(int exp) { return exp == kPrepFusedExp || exp == kPrepFused4Exp || exp == kPrepTOnlyExp; }
 constexpr bool prep_ts_low(int exp) { return exp == kPrepFused4Exp || exp == kPrepTOnlyExp; }
@@ -397,7 +398,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : prep_ts_low(EX
   static_assert(NT == 256 || NT == 512, "8 or 16 warps");
   constexpr bool kFusedOnly = prep_fused_only(EXP), kTOnly = EXP == kPrepTOnlyExp;
   static_assert(!kFusedOnly || (fuses_wu(VAR) && NT == 256 && !OVERLAP), "kPrepFusedExp: the fused forward's 8-warp kernel");
-  static_assert(!kTOnly || (VAR == kDeltaNet && K == 128), "kPrepTOnlyExp: DeltaNet's one-kernel forward");
+  static_assert(!kTOnly || (fuses_wu(VAR) && K == 128), "kPrepTOnlyExp: DeltaNet's and GDN's one-kernel forward");
   using L = PrepLayout<VAR, K, V, kFusedOnly, LDA, prep_ts_low(EXP)>;
   constexpr int KP = L::KP, VP = L::VP;
   extern __shared__ __align__(16) char smem[];
@@ -473,7 +474,7 @@ __global__ void __launch_bounds__(NT, (EXP == kPrepFusedExp ? 3 : prep_ts_low(EX
         const int cc = c + e;
         const float decay = r >= cc ? exp_ftz(Gs[r] - Gs[cc]) : 0.f;
         float &xp = accP[i][j][2 * h + e], &xa = accA[i][j][2 * h + e];
-        xp = r >= cc ? xp * decay : 0.f;
+        if constexpr (!kTOnly) xp = r >= cc ? xp * decay : 0.f;  // (kTOnly: P is the one kernel's)
         xa = r > cc ? betas[r] * (xa * decay) : 0.f;
       }
     });

@@ -898,14 +898,15 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // (two rounds); wy_prep 95.5 -> 71.8 us at shape 0 (no q read, no P written), the one kernel
   // 130.6 us where the pass took 131.9 (H100, 2026-12-06, docs/measurements/2026-12-06-s65/call1/).
   // At 32 pairs it ran at 0.99x the pass beside wy_prep, which stays there.
+  // GDN takes the same form by the same rule (its producer also scans the gates and scales P).
   // REWY_EXPERIMENTS=noffwdp keeps the split form; ffwdp takes the one kernel at every pair count.
   // ffwd: the one kernel with the solve on its producer (P, 𝒯 and β all on chip; no prep kernel):
   // 0.34-0.71x where it runs (its producer's solve is the chain: fwd_fused.cuh says what it measured).
   const bool ffwd_solve = experiment("ffwd", var);
   const bool pform =
       !ffwd_solve && (experiment("ffwdp", var) || (pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
-  const bool try_one_kernel = cfg.variant == Variant::DeltaNet && !save && d.K == 128 && d.V == 128 &&
-                              (ffwd_solve || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
+  const bool try_one_kernel = (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && pform)) && !save &&
+                              d.K == 128 && d.V == 128 && (ffwd_solve || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;
   bool beside = !try_one_kernel && cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) &&
                 ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();

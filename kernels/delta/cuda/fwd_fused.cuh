@@ -1,13 +1,16 @@
-// DeltaNet's Recompute forward in one kernel: the register pass's step on consumer warpgroups
-// beside a producer warpgroup that stages each chunk's operands, one CTA per (sequence, head) (two
-// at V-slices of 64). Two forms:
+// DeltaNet's and GDN's Recompute forward in one kernel: the register pass's step on consumer
+// warpgroups beside a producer warpgroup that stages each chunk's operands, one CTA per (sequence,
+// head) (two at V-slices of 64). Two forms:
 //
 // PFORM (the default where more than 64 V-slices of 64 run: delta_cuda.cu's forward; experiment
 // ffwdp everywhere): wy_prep's 𝒯-only kernel first (kPrepTOnlyExp: k and β in, 𝒯 and the rows' β
-// out), then here
+// out; GDN's row gates and e^γ too, for the backward), then here
 //   warpgroup 0 (producer): TMA loads of k, q, v and 𝒯 into one slot, three chunks deep; for chunk
 //     j, P = tril(Q Kᵀ) by one wgmma from the staged q and k into the same slot, the rows' β beside
 //     it, then P out for the backward; one to two chunks ahead of
+//     GDN: the producer also reads the chunk's 64 log-decays and scans them as wy_prep does
+//     (warp_pair_cumsum: the same G bit for bit), scales P by e^{G_r − G_c} as wy_prep's P, and
+//     stages e^{G_i}, e^{γ−G_i} and e^γ beside β for the consumers' gated step (state_fwd_reg.cuh).
 //   warpgroups 1-2, or 1 (consumers): the register pass's step (state_fwd_reg.cuh) on 64 columns of
 //     V each, O staged in the warpgroup's own (dead) panel of the v tile and stored by TMA.
 // At K = V = 128 the prep moves 24 KB a chunk (wy_prep_fused4: 48) and the kernel 80 (the pass:
@@ -44,8 +47,12 @@ inline constexpr const char* kFusedFwdPPhases[] = {"wait data", "P", "P out", "l
 
 // BV: the V-slice a CTA takes, 128 (two consumer warpgroups) or 64 (PFORM alone: one, two CTAs a
 // (sequence, head), so that 64 pairs fill 128 SMs).
-template <int K, int V, bool PFORM = false, int BV = 128>
+// VAR: DeltaNet, or GDN (PFORM alone: its producer also scans the chunk's gates, scales P by
+// e^{G_r − G_c} and stages the consumers' row gates and e^γ).
+template <int VAR, int K, int V, bool PFORM = false, int BV = 128>
 struct FusedFwdLayout {
+  static constexpr bool kGate = VAR == kGDN;
+  static_assert(VAR == kDeltaNet || (kGate && PFORM), "DeltaNet, or GDN by the P-forming producer's kernel");
   static_assert(BV == 128 || (PFORM && BV == 64), "V-slices of 64: the P-forming producer's kernel");
   static constexpr int kConsumers = BV / 64, kThreads = 128 * (1 + kConsumers), kQkvSlots = 3;
   static constexpr int kTpSlots = PFORM ? 0 : 2, kLd = kLdA;  // kLd: the solve's fp32 row pitch
@@ -58,7 +65,7 @@ struct FusedFwdLayout {
   // One consumer (BV = 64): no setmaxnreg, the launch's registers (255 at most) serve both.
   static constexpr int kProducerRegs = 88, kConsumerRegs = 208;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "the CTA's register pool at launch");
-  static_assert(K == 128 && V == 128, "DeltaNet at K = V = 128: consumer warpgroups of 64 columns");
+  static_assert(K == 128 && V == 128, "K = V = 128: consumer warpgroups of 64 columns");
   // A k, q, v slot: swizzled K-major tiles [C][K], [C][K], [C][V] (1024-byte aligned panels);
   // PFORM: 𝒯 (Diag(β)) [C][C] by TMA with them, and P [C][C] from the producer.
   static constexpr size_t Kt = 0, Qt = Kt + size_t(kChunk) * K * 2, Vt = Qt + size_t(kChunk) * K * 2;
@@ -69,8 +76,11 @@ struct FusedFwdLayout {
   static constexpr size_t qkv = 0, tp = qkv + kQkvSlots * qkv_bytes;
   static constexpr size_t As = tp + kTpSlots * tp_bytes;                                 // f32 [C][kLd]
   static constexpr size_t Ts = As + (PFORM ? 0 : size_t(kChunk) * kLd * 4);              // f32 [C][kLd]
-  static constexpr size_t betas = Ts + (PFORM ? 0 : size_t(kChunk) * kLd * 4);           // f32 [kReadySlots][C]
-  static constexpr size_t total = 1024 + betas + kReadySlots * kChunk * 4;               // (1024: the alignment)
+  // A ready slot's small part: the rows' β [C]; kGate: e^{G_i}, e^{γ−G_i} [2][C] and e^γ [K].
+  static constexpr int kSmall = kChunk + (kGate ? 2 * kChunk + K : 0), kRows = kChunk, kGam = 3 * kChunk;
+  static constexpr size_t betas = Ts + (PFORM ? 0 : size_t(kChunk) * kLd * 4);           // f32 [kReadySlots][kSmall]
+  static constexpr size_t Gs = betas + kReadySlots * kSmall * 4;                         // kGate: f32 [C], the producer's G
+  static constexpr size_t total = 1024 + Gs + (kGate ? kChunk * 4 : 0);                  // (1024: the alignment)
   static constexpr uint32_t load_bytes = uint32_t(PFORM ? SlotP : qkv_bytes);            // (what TMA brings)
   static_assert(qkv_bytes % 1024 == 0 && tp_bytes % 1024 == 0 && SlotT % 1024 == 0, "1024-byte aligned tiles");
   static_assert(total <= 227 * 1024, "the fused forward's shared memory exceeds an SM's");
@@ -85,11 +95,15 @@ __device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.a
 // PFORM: 𝒯 (and the rows' β) from wy_prep's kernel without q and P (kPrepTOnlyExp), launched
 // before this one; the producer brings 𝒯 by TMA with k, q and v, forms P = tril(Q Kᵀ) from the
 // staged q and k into the same slot and writes it out for the backward. No solve on the chain.
-template <int K, int V, bool PFORM = false, int BV = 128>
-__global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
+template <int VAR, int K, int V, bool PFORM = false, int BV = 128>
+__global__ void __launch_bounds__(FusedFwdLayout<VAR, K, V, PFORM, BV>::kThreads, 1)
     fwd_fused_kernel(const DeltaParams p, const __grid_constant__ tma::RegMaps maps) {
-  using L = FusedFwdLayout<K, V, PFORM, BV>;
+  using L = FusedFwdLayout<VAR, K, V, PFORM, BV>;
   constexpr int NC = L::kConsumers;
+  constexpr bool kGate = L::kGate;
+  // GDN's pass reads raw q and k (the rows' gates scale its products); DeltaNet's Q̂ and K̄ are them.
+  const bf16_t* const k_in = kGate ? p.k : p.Kg;
+  const bf16_t* const q_in = kGate ? p.q : p.Qg;
   using wg::Major;
   constexpr int NQ = L::kQkvSlots, NP = L::kTpSlots, NR = L::kReadySlots, LD = L::kLd;
   extern __shared__ __align__(16) char raw[];
@@ -111,7 +125,7 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
     if constexpr (PFORM) return tile(i, off == L::Tt ? L::SlotT : L::SlotP);
     else return reinterpret_cast<bf16_t*>(smem + L::tp + (i % (NP > 0 ? NP : 1)) * L::tp_bytes + off);
   };
-  auto betas_of = [&](int i) { return reinterpret_cast<float*>(smem + L::betas) + (i % NR) * kChunk; };
+  auto betas_of = [&](int i) { return reinterpret_cast<float*>(smem + L::betas) + (i % NR) * L::kSmall; };
   const int c_begin = p.seq_chunk[n], count = p.seq_chunk[n + 1] - c_begin;
   auto span = [&](int i) { return ChunkSpan{p.chunk_tok[c_begin + i], p.chunk_len[c_begin + i]}; };
 
@@ -140,8 +154,8 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
       }
     } else {
       const int64_t base = int64_t(sp.tok0) * p.H + h;
-      async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), p.Kg + base * K, strideK, sp.len);
-      async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), p.Qg + base * K, strideK, sp.len);
+      async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), k_in + base * K, strideK, sp.len);
+      async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), q_in + base * K, strideK, sp.len);
       async_tile_sw128<kChunk, BV, 128>(tile(i, L::Vt), p.v + base * V + cta_v0, int64_t(p.H) * V, sp.len);
       // (𝒯, or 𝒯 Diag(β) without β on the rows; p.Tbeta is p.Tinv with them.)
       if constexpr (PFORM)
@@ -172,21 +186,51 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
       for (int j = 0; j < count; ++j) {
         const ChunkSpan sp = span(j);
         const int64_t baseC = (int64_t(sp.tok0) * p.H + h) * kChunk;
-        // The rows' β (wy_prep's), ahead of the waits.
+        // The rows' β (wy_prep's), ahead of the waits; GDN: the rows' log-decays too (warp 0, two
+        // rows a lane, 0 past the chunk's end, as wy_prep's gate_issue reads them).
         const float bt = p.row_betas && tid < kChunk ? row_betas_of(p, c_begin + j, h)[tid] : 0.f;
+        float g0 = 0.f, g1 = 0.f;
+        if constexpr (kGate)
+          if (tid < 32) {
+            const int64_t at = int64_t(sp.tok0 + 2 * tid) * p.H + h;
+            if (2 * tid < sp.len) g0 = p.g[at];
+            if (2 * tid + 1 < sp.len) g1 = p.g[at + p.H];
+          }
         wait_loaded(j, sp);
         phase_mark(p.phase_cycles, 0);
         bf16_t* const Pt = tile(j, L::SlotP);
         float acc[32];
         wg::gemm_issue<64, K, Major::K, Major::K>(acc, tile(j, L::Qt), tile(j, L::Kt), false);  // Q Kᵀ
         wg::commit();
-        if (tid < kChunk) betas_of(j)[tid] = bt;
+        float* const small = betas_of(j);
+        if (tid < kChunk) small[tid] = bt;
+        [[maybe_unused]] float* const Gs = reinterpret_cast<float*>(smem + L::Gs);
+        if constexpr (kGate) {
+          // G by wy_prep's scan (gate_scan: the same sums, so P's and 𝒯's gates agree bit for bit),
+          // and the consumers' e^{G_i}, e^{γ−G_i} (store_gate_rows) and e^γ (store_gexp_of).
+          if (tid < 32) {
+            const float2 G = warp_pair_cumsum(g0, g1);
+            const float gamma = __shfl_sync(0xffffffffu, G.y, 31);
+            Gs[2 * tid] = G.x, Gs[2 * tid + 1] = G.y;
+            float* const rows = small + L::kRows;
+            rows[2 * tid] = exp_ftz(G.x), rows[2 * tid + 1] = exp_ftz(G.y);
+            rows[kChunk + 2 * tid] = exp_ftz(gamma - G.x), rows[kChunk + 2 * tid + 1] = exp_ftz(gamma - G.y);
+            const float eg = exp_ftz(gamma);
+#pragma unroll
+            for (int d = tid; d < K; d += 32) small[L::kGam + d] = eg;
+          }
+        }
         wg::wait<0>();
         wg::fence_accumulator(acc);
-        wg::frag_for_each<64>(acc, [](int r, int c, float& x) { x = r >= c ? x : 0.f; });
-        wg::store_rows<64>(acc, Pt, 1.f);  // P = tril(Q Kᵀ)
+        if constexpr (kGate) {
+          producer_sync();  // G
+          wg::frag_for_each<64>(acc, [&](int r, int c, float& x) { x = r >= c ? x * exp_ftz(Gs[r] - Gs[c]) : 0.f; });
+        } else {
+          wg::frag_for_each<64>(acc, [](int r, int c, float& x) { x = r >= c ? x : 0.f; });
+        }
+        wg::store_rows<64>(acc, Pt, 1.f);  // P = tril(Q Kᵀ) (GDN: ⊙ e^{G_r − G_c})
         wg::fence_smem_writes();  // P's tile, for the consumers' wgmma
-        producer_sync();          // P and β written
+        producer_sync();          // P and β (GDN: the gates) written; G read
         if (tid == 0) tma::mbar_arrive(&ready[j % NR]);
         phase_mark(p.phase_cycles, 1);
         if (cta_v0 == 0) store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);  // P's rows out, for the backward
@@ -289,7 +333,8 @@ __global__ void __launch_bounds__(FusedFwdLayout<K, V, PFORM, BV>::kThreads, 1)
     bf16_t* const Ot = Vs + wgi * kChunk * 64;  // this warpgroup's v panel, dead after D'
 
     float accO[32];
-    reg_pass_step<K, false>(Hacc, accO, T, Kb, Qh, P, Vs, 64 * wgi, p.row_betas != nullptr, rb, nullptr, nullptr, nullptr);
+    reg_pass_step<K, kGate>(Hacc, accO, T, Kb, Qh, P, Vs, 64 * wgi, p.row_betas != nullptr, rb, rb + L::kRows,
+                            rb + L::kGam, nullptr);
     reg_pass_store_o<V>(accO, Ot, p, maps, sp, h, v0, sp.len == kChunk, 2 + wgi);
   }
   if (t == 0) tma::store_wait();

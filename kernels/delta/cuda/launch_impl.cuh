@@ -468,22 +468,26 @@ void launch_state_fwd_reg(const DeltaParams& p, cudaStream_t s) {
   launch_state_fwd_reg_as<VAR, K, V, BV, BESIDE, false>(p, s);
 }
 
-// DeltaNet's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): a producer
-// warpgroup and one consumer warpgroup per 64 columns of V; k, q, v by TMA boxes and O by TMA
-// stores. PFORM (LaunchInfo::one_kernel_pform): wy_prep without q and P first (𝒯 and β alone),
-// then the kernel whose producer forms P and brings 𝒯 by TMA; BV: its V-slices (64: two CTAs a
-// (sequence, head)).
-template <int K, int V, bool PFORM = false, int BV = 128>
+// DeltaNet's and GDN's Recompute forward as one kernel (fwd_fused.cuh; LaunchInfo::one_kernel): a
+// producer warpgroup and one consumer warpgroup per 64 columns of V; k, q, v by TMA boxes and O by
+// TMA stores. PFORM (LaunchInfo::one_kernel_pform; GDN's only form): wy_prep without q and P first
+// (𝒯 and β alone, GDN's row gates and e^γ for the backward), then the kernel whose producer forms P
+// and brings 𝒯 by TMA; BV: its V-slices (64: two CTAs a (sequence, head)).
+template <int VAR, int K, int V, bool PFORM = false, int BV = 128>
 void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
-  using L = FusedFwdLayout<K, V, PFORM, BV>;
-  constexpr auto kKernel = fwd_fused_kernel<K, V, PFORM, BV>;
-  static const std::string name = kname(PFORM ? "fwd_fused_p" : "fwd_fused", kDeltaNet, K, BV);
-  REWY_CHECK(p.Kg && p.Qg && p.P && p.Tinv && (p.row_betas ? p.Tbeta == p.Tinv : p.Tbeta != nullptr) && !p.prep_done &&
-                 !p.path_flag && !p.E && !p.Hs,
-             "the one-kernel forward: DeltaNet's fused Recompute forward (P, 𝒯, β on the rows or 𝒯 Diag(β)), not beside, no stored states");
-  tma::RegMaps maps = token_reg_maps<K, V>(p, p.Kg, p.Qg);
+  using L = FusedFwdLayout<VAR, K, V, PFORM, BV>;
+  constexpr auto kKernel = fwd_fused_kernel<VAR, K, V, PFORM, BV>;
+  static const std::string name = kname(PFORM ? "fwd_fused_p" : "fwd_fused", VAR, K, BV);
+  constexpr bool kGate = VAR == kGDN;
+  const bf16_t* const k_in = kGate ? p.k : p.Kg;
+  const bf16_t* const q_in = kGate ? p.q : p.Qg;
+  REWY_CHECK(k_in && q_in && p.P && p.Tinv && (p.row_betas ? p.Tbeta == p.Tinv : p.Tbeta != nullptr) && !p.prep_done &&
+                 !p.path_flag && !p.E && !p.Hs && (!kGate || (PFORM && p.gate_rows && p.gexp)),
+             "the one-kernel forward: DeltaNet's or GDN's fused Recompute forward (P, 𝒯, β on the rows or 𝒯 Diag(β); "
+             "GDN's row gates), not beside, no stored states");
+  tma::RegMaps maps = token_reg_maps<K, V>(p, k_in, q_in);
   if constexpr (PFORM) {
-    launch_prep_threads<kDeltaNet, K, V, kThreads, false, kPrepTOnlyExp>(p, s, false, false);
+    launch_prep_threads<VAR, K, V, kThreads, false, kPrepTOnlyExp>(p, s, false, false);
     maps.T = tma::make_token_map(p.Tbeta, p.tokens, p.H, kChunk);
     launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPPhases, p, V / BV, s, false, 1, maps);
   } else {
@@ -883,13 +887,14 @@ template <int VAR>
 void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
   dispatch_dims<VAR>(li, [&](auto kc, auto vc, auto bvc) {
     constexpr int K = decltype(kc)::value, V = decltype(vc)::value, BV = decltype(bvc)::value;
-    if constexpr (VAR == kDeltaNet && K == 128 && V == 128)
+    if constexpr (fuses_wu(VAR) && K == 128 && V == 128)
       if (li.one_kernel) {
         if (li.one_kernel_pform) {
-          if constexpr (BV == 64) return launch_fwd_fused<K, V, true, 64>(p, li.stream);
-          return launch_fwd_fused<K, V, true>(p, li.stream);
+          if constexpr (BV == 64) return launch_fwd_fused<VAR, K, V, true, 64>(p, li.stream);
+          return launch_fwd_fused<VAR, K, V, true>(p, li.stream);
         }
-        return launch_fwd_fused<K, V>(p, li.stream);
+        REWY_CHECK(VAR == kDeltaNet, "the one-kernel forward's solve form: DeltaNet's");
+        if constexpr (VAR == kDeltaNet) return launch_fwd_fused<VAR, K, V>(p, li.stream);
       }
     // Beside (p.prep_done set: delta_cuda.cu's forward decides): the pass first, wy_prep as its
     // programmatic dependent on the SMs it leaves (both wait on nothing else; REWY_KERNEL_TIMING

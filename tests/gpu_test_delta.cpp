@@ -67,7 +67,7 @@ std::vector<Case> cases() {
     }
   cs.push_back({330, 2, 128, 128, {50, 200, 80}, true});
   cs.push_back({330, 2, 64, 128, {200, 7, 123}, false});
-  // Whole chunks at 40 pairs: DeltaNet's and GDN's default Recompute forward as one kernel (fwd_fused.cuh)
+  // Whole chunks at 40 pairs: DeltaNet's default Recompute forward as one kernel (fwd_fused.cuh)
   // at V-slices of 64 and 128, which the few-pair cases above do not take (the rotation gives this
   // case, the fifteenth, slices of 64 and 128 under Recompute; before the last case the rotation
   // gave it 32 and 16).
@@ -157,10 +157,11 @@ void check_variant(Variant variant) {
         const int64_t slice = std::min<int64_t>(cfg.state_slice, cs_i.V);  // (the launchers cap the width at V)
         // (delta_cuda.cu's forward: the one kernel where more than 64 V-slices of 64 would run.)
         const int64_t pairs = int64_t(cs_i.seqlens.empty() ? 1 : cs_i.seqlens.size()) * cs_i.H;
-        // (GDN's: the P-forming form alone, not under ffwd.)
+        // (GDN's: the P-forming form under ffwdp, or ffwdpg by DeltaNet's rule.)
         const bool pform = !cuda_impl::experiment("ffwd", variant) &&
                            (cuda_impl::experiment("ffwdp", variant) ||
-                            (pairs * (cs_i.V / 64) > 64 && !cuda_impl::experiment("noffwdp", variant)));
+                            ((variant == Variant::DeltaNet || cuda_impl::experiment("ffwdpg", variant)) &&
+                             pairs * (cs_i.V / 64) > 64 && !cuda_impl::experiment("noffwdp", variant)));
         const bool one_kernel = pol == Policy::Recompute && cs_i.K == 128 && cs_i.V == 128 && slice % 64 == 0 &&
                                 ((variant == Variant::DeltaNet && (cuda_impl::experiment("ffwd", variant) || pform)) ||
                                  (variant == Variant::GDN && pform));
@@ -183,9 +184,9 @@ void check_variant(Variant variant) {
   if (register_pass_expected && !cuda_impl::experiment("norpass", variant)) {
     EXPECT_GT(register_pass_launches(), register_passes_before) << "no forward took the register pass";
   }
-  // DeltaNet's and GDN's fused Recompute forward at K = V = 128 runs as one kernel at many pairs
-  // (at every pair count under REWY_EXPERIMENTS=ffwdp, DeltaNet's under ffwd too; fwd_fused.cuh):
-  // the checks above covered it where some configuration took it.
+  // DeltaNet's fused Recompute forward at K = V = 128 runs as one kernel at many pairs (at every
+  // pair count under REWY_EXPERIMENTS=ffwd or ffwdp, GDN's under ffwdp or ffwdpg; fwd_fused.cuh): the checks
+  // above covered it where some configuration took it.
   if (one_kernel_expected) {
     EXPECT_GT(one_kernel_forwards(), one_kernel_before) << "no forward ran as one kernel";
   }

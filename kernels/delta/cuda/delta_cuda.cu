@@ -898,13 +898,19 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // (two rounds); wy_prep 95.5 -> 71.8 us at shape 0 (no q read, no P written), the one kernel
   // 130.6 us where the pass took 131.9 (H100, 2026-12-06, docs/measurements/2026-12-06-s65/call1/).
   // At 32 pairs it ran at 0.99x the pass beside wy_prep, which stays there.
-  // GDN takes the same form by the same rule (its producer also scans the gates and scales P).
-  // REWY_EXPERIMENTS=noffwdp keeps the split form; ffwdp takes the one kernel at every pair count.
+  // REWY_EXPERIMENTS=noffwdp keeps the split form; ffwdp takes the one kernel at every pair count,
+  // GDN's too (its producer also scans the gates, scales P and stages the row gates), and ffwdpg
+  // GDN's by DeltaNet's rule. Correct and slower as first built, so not GDN's default: its Recompute forward 0.98x at (8, 2048, 16), 0.89x at
+  // (4, 4096, 16), 0.97x at (8, 4096, 32) against wy_prep_fused4 and its pass, though its 𝒯-only
+  // wy_prep took 81 us at shape 0 (fused4 about 101): the one kernel 149 us there, its producer 7.5k
+  // cycles a chunk of which P (with the gates) 3.9k (H200, 2026-12-06,
+  // docs/measurements/2026-12-06-s66/call1/).
   // ffwd: the one kernel with the solve on its producer (P, 𝒯 and β all on chip; no prep kernel):
   // 0.34-0.71x where it runs (its producer's solve is the chain: fwd_fused.cuh says what it measured).
   const bool ffwd_solve = experiment("ffwd", var);
-  const bool pform =
-      !ffwd_solve && (experiment("ffwdp", var) || (pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
+  const bool pform = !ffwd_solve && (experiment("ffwdp", var) ||
+                                     ((cfg.variant == Variant::DeltaNet || experiment("ffwdpg", var)) &&
+                                      pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
   const bool try_one_kernel = (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && pform)) && !save &&
                               d.K == 128 && d.V == 128 && (ffwd_solve || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;

@@ -34,9 +34,9 @@ namespace rewy::delta::cuda_impl {
 // TMA), reg3st (that pass by TMA at three stages, not four: launch_state_fwd_reg); notmabeside
 // (KDA's and GDN2's pass beside wy_prep by cp.async: delta_cuda.cu's forward); ffwd (DeltaNet's
 // fused Recompute forward at K = V = 128 as one kernel, fwd_fused.cuh: delta_cuda.cu's forward);
-// ffwdp, noffwdp (that kernel, DeltaNet's and GDN's, with its producer forming P alone after
-// wy_prep's 𝒯-only kernel, the default where more than 64 V-slices of 64 run: at every pair
-// count, or nowhere; the same);
+// ffwdp, noffwdp (that kernel with its producer forming P alone after wy_prep's 𝒯-only kernel,
+// DeltaNet's default where more than 64 V-slices of 64 run: at every pair count and for GDN too,
+// or nowhere; the same); ffwdpg (GDN's by that rule: the same);
 // grad_chunk's removed ones are listed at launch_impl.cuh's launch_grad.
 inline bool experiment(const char* name) {
   static const std::string list = [] {

@@ -3,8 +3,8 @@
 // head) (two at V-slices of 64). Two forms:
 //
 // PFORM (DeltaNet's default where more than 64 V-slices of 64 run: delta_cuda.cu's forward;
-// experiment ffwdp everywhere, GDN's too): wy_prep's 𝒯-only kernel first (kPrepTOnlyExp: k and β in, 𝒯 and the rows' β
-// out; GDN's row gates and e^γ too, for the backward), then here
+// experiment ffwdp everywhere, GDN's too): wy_prep's 𝒯-only kernel first (kPrepTOnlyExp: k and β
+// in, 𝒯 and the rows' β out; GDN's row gates and e^γ too, for the backward), then here
 //   warpgroup 0 (producer): TMA loads of k, q, v and 𝒯 into one slot, three chunks deep; for chunk
 //     j, P = tril(Q Kᵀ) by one wgmma from the staged q and k into the same slot, the rows' β beside
 //     it, then P out for the backward; one to two chunks ahead of
@@ -137,11 +137,6 @@ __global__ void __launch_bounds__(FusedFwdLayout<VAR, K, V, PFORM, BV>::kThreads
   auto load = [&](int i) {
     if (i >= count) return;
     if (i >= NQ) tma::mbar_wait(&qkv_free[i % NQ], ((i - NQ) / NQ) & 1);
-    // PFORM: P's TMA store from the slot's last chunk (i − 3) has read it. The store issued just
-    // before this load (chunk i − 2's, a whole chunk: only a sequence's last chunk is partial) may
-    // still be reading its own slot.
-    if constexpr (PFORM)
-      if (i >= NQ && threadIdx.x == 0) tma::store_read_wait<1>();
     const ChunkSpan sp = span(i);
     if (sp.len == kChunk) {
       if (threadIdx.x == 0) {
@@ -158,8 +153,6 @@ __global__ void __launch_bounds__(FusedFwdLayout<VAR, K, V, PFORM, BV>::kThreads
         if constexpr (PFORM) tma::load_box(tile(i, L::SlotT), &maps.T, 0, h, sp.tok0, &full[i % NQ]);
       }
     } else {
-      if constexpr (PFORM)
-        if (i >= NQ) producer_sync();  // (every thread's copies after thread 0's wait above)
       const int64_t base = int64_t(sp.tok0) * p.H + h;
       async_tile_sw128<kChunk, K, 128>(tile(i, L::Kt), k_in + base * K, strideK, sp.len);
       async_tile_sw128<kChunk, K, 128>(tile(i, L::Qt), q_in + base * K, strideK, sp.len);
@@ -187,30 +180,22 @@ __global__ void __launch_bounds__(FusedFwdLayout<VAR, K, V, PFORM, BV>::kThreads
       // ---------------------------------------------------------------- producer (P alone)
       if constexpr (NC == 2) regs_dec<L::kProducerRegs>();
       const int tid = threadIdx.x;
-      // Chunk i's small inputs, read a chunk ahead of their use (their latency behind the step's
-      // waits): the rows' β (wy_prep's); GDN: the rows' log-decays too (warp 0, two rows a lane, 0
-      // past the chunk's end, as wy_prep's gate_issue reads them).
-      float bt_next = 0.f, g0_next = 0.f, g1_next = 0.f;
-      auto read_small = [&](int i) {
-        if (i >= count) return;
-        if (p.row_betas && tid < kChunk) bt_next = row_betas_of(p, c_begin + i, h)[tid];
-        if constexpr (kGate)
-          if (tid < 32) {
-            const ChunkSpan sp = span(i);
-            const int64_t at = int64_t(sp.tok0 + 2 * tid) * p.H + h;
-            g0_next = 2 * tid < sp.len ? p.g[at] : 0.f;
-            g1_next = 2 * tid + 1 < sp.len ? p.g[at + p.H] : 0.f;
-          }
-      };
-      read_small(0);
       load(0);
       load(1);
       phase_start(p.phase_cycles);
       for (int j = 0; j < count; ++j) {
         const ChunkSpan sp = span(j);
         const int64_t baseC = (int64_t(sp.tok0) * p.H + h) * kChunk;
-        const float bt = bt_next, g0 = g0_next, g1 = g1_next;
-        read_small(j + 1);
+        // The rows' β (wy_prep's), ahead of the waits; GDN: the rows' log-decays too (warp 0, two
+        // rows a lane, 0 past the chunk's end, as wy_prep's gate_issue reads them).
+        const float bt = p.row_betas && tid < kChunk ? row_betas_of(p, c_begin + j, h)[tid] : 0.f;
+        float g0 = 0.f, g1 = 0.f;
+        if constexpr (kGate)
+          if (tid < 32) {
+            const int64_t at = int64_t(sp.tok0 + 2 * tid) * p.H + h;
+            if (2 * tid < sp.len) g0 = p.g[at];
+            if (2 * tid + 1 < sp.len) g1 = p.g[at + p.H];
+          }
         wait_loaded(j, sp);
         phase_mark(p.phase_cycles, 0);
         bf16_t* const Pt = tile(j, L::SlotP);
@@ -248,20 +233,11 @@ __global__ void __launch_bounds__(FusedFwdLayout<VAR, K, V, PFORM, BV>::kThreads
         producer_sync();          // P and β (GDN: the gates) written; G read
         if (tid == 0) tma::mbar_arrive(&ready[j % NR]);
         phase_mark(p.phase_cycles, 1);
-        // P out for the backward: a whole chunk by one TMA store (thread 0; load() waits for it to
-        // have read the slot before its refill), a partial one in rows.
-        if (cta_v0 == 0) {
-          if (sp.len == kChunk) {
-            if (tid == 0) tma::store_box(&maps.P, 0, h, sp.tok0, Pt);
-          } else {
-            store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);
-          }
-        }
+        if (cta_v0 == 0) store_sw128_rows(p.P + baseC, strideC, Pt, sp.len);  // P's rows out, for the backward
         phase_mark(p.phase_cycles, 2);
         load(j + 2);  // into the slot of chunk j − 1, which the consumers release at step j's start
         phase_mark(p.phase_cycles, 3);
       }
-      if (tid == 0) tma::store_wait();
       return;
     }
   } else if (threadIdx.x < 128) {  // (the solve's form; PFORM's producer returned above)

@@ -489,7 +489,6 @@ void launch_fwd_fused(const DeltaParams& p, cudaStream_t s) {
   if constexpr (PFORM) {
     launch_prep_threads<VAR, K, V, kThreads, false, kPrepTOnlyExp>(p, s, false, false);
     maps.T = tma::make_token_map(p.Tbeta, p.tokens, p.H, kChunk);
-    maps.P = tma::make_token_map(p.P, p.tokens, p.H, kChunk);  // (stored: the producer's P out)
     launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPPhases, p, V / BV, s, false, 1, maps);
   } else {
     launch_sequential<kKernel, L::total, L::kThreads>(name, kFusedFwdPhases, p, 1, s, false, 1, maps);

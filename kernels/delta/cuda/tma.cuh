@@ -77,12 +77,8 @@ __device__ __forceinline__ void store_box(const CUtensorMap* map, int c, int h, 
                : "memory");
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }
-// The issuing thread's bulk stores have read their shared memory (it may be written again), all
-// but the PENDING most recent.
-template <int PENDING = 0>
-__device__ __forceinline__ void store_read_wait() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(PENDING) : "memory");
-}
+// The issuing thread's bulk stores have read their shared memory (it may be written again).
+__device__ __forceinline__ void store_read_wait() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
 // ... and their writes are done (before the kernel ends).
 __device__ __forceinline__ void store_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 // Global data another grid wrote (generic stores, acquired through a flag) is read next by TMA.

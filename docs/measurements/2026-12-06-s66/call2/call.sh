@@ -3,8 +3,8 @@
 # moved aside but for this session's folder): the one-kernel forward's producer with P out by one
 # TMA store a whole chunk and its small inputs (β of the rows, GDN's log-decays) read a chunk
 # ahead. First every GPU test on the defaults (the call ends if they fail or hang), memcheck and
-# racecheck on DeltaNet's and GDN's small case under ffwdp, and the producer's clock at shapes 0
-# and 1 (DeltaNet's default, GDN's under ffwdp:gdn); then scripts/device-decide.sh with the set
+# racecheck on DeltaNet's and GDN's small case under ffwdp, and the producer's clock at shape 0
+# (DeltaNet's default, GDN's under ffwdp:gdn); then scripts/device-decide.sh with the set
 # ffwdpg@gdn (GDN's one kernel by DeltaNet's rule, more than 64 V-slices of 64) picked by the
 # forward (GDN's tests under it; its sanitizers are the runs above under ffwdp: NOSAN),
 # ops against the defaults, and the four-op FLA table with the winner, FLA in the same call.
@@ -32,7 +32,7 @@ for tool in memcheck racecheck; do
 done
 gzip -9 -f $keep/san_ffwdp_*.log
 b=build-gpu/bench/bench_delta
-for sh in 0 1; do
+for sh in 0; do
   for cfg in deltanet: gdn:ffwdp:gdn; do
     op=${cfg%%:*}; ex=${cfg#*:}
     env ${ex:+REWY_EXPERIMENTS=$ex} REWY_KERNEL_TIMING=2 timeout 40 $b --ops $op --shapes $sh --policies recompute --gates bench \
@@ -43,8 +43,8 @@ for sh in 0 1; do
 done
 left=$((limit - 15 - (SECONDS - t0)))
 echo "device-decide with LIMIT_S=$left at $((SECONDS - t0)) s"
-SETS='ffwdpg@gdn' NOSAN=ffwdpg PICK_DIRECTION=fwd VARIANTS=deltanet,gdn,kda,gdn2 OPS_SHAPES=0,1,3,4,5 OPS_BACKWARD=rewy \
-  SETS_UNTIL_S=$((left - 200)) LIMIT_S=$left bash scripts/device-decide.sh >"$keep/decide.log" 2>&1
+SETS='ffwdpg@gdn' NOSAN=ffwdpg PICK_DIRECTION=fwd VARIANTS=${DECIDE_VARIANTS:-deltanet,gdn,kda,gdn2} OPS_SHAPES=0,1,3,4,5 OPS_BACKWARD=rewy \
+  SETS_UNTIL_S=$((left > 240 ? left - 200 : 40)) LIMIT_S=$left bash scripts/device-decide.sh >"$keep/decide.log" 2>&1
 echo "decide exit $? at $((SECONDS - t0)) s"
 mkdir -p /tmp/dd2 && tar -xzf "$out/all.tar.gz" -C /tmp/dd2 2>/dev/null; cp $keep/* /tmp/dd2/ && (cd /tmp/dd2 && tar -czf "$out/all.tar.gz" .)
 grep -E "^==|geomean|min |table|done|prebuilt|pick|PASSED|FAILED|SUMMARY" /tmp/dd2/decide.log | head -40

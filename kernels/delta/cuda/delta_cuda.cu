@@ -900,11 +900,11 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   // At 32 pairs it ran at 0.99x the pass beside wy_prep, which stays there.
   // REWY_EXPERIMENTS=noffwdp keeps the split form; ffwdp takes the one kernel at every pair count,
   // GDN's too (its producer also scans the gates, scales P and stages the row gates), and ffwdpg
-  // GDN's by DeltaNet's rule. Correct and slower as first built, so not GDN's default: its Recompute forward 0.98x at (8, 2048, 16), 0.89x at
-  // (4, 4096, 16), 0.97x at (8, 4096, 32) against wy_prep_fused4 and its pass, though its 𝒯-only
-  // wy_prep took 81 us at shape 0 (fused4 about 101): the one kernel 149 us there, its producer 7.5k
-  // cycles a chunk of which P (with the gates) 3.9k (H200, 2026-12-06,
-  // docs/measurements/2026-12-06-s66/call1/).
+  // GDN's by DeltaNet's rule. Correct and slower, so not GDN's default: its Recompute forward 0.98x
+  // at (8, 2048, 16), 0.89x at (4, 4096, 16), 0.97x at (8, 4096, 32) against wy_prep_fused4 and
+  // its pass, though its 𝒯-only wy_prep took 81 us at shape 0 (fused4 about 101): the one kernel
+  // 149 us there, its producer 7.5k cycles a chunk of which P (with the gates) 3.9k (H200,
+  // 2026-12-06, docs/measurements/2026-12-06-s66/call1/).
   // ffwd: the one kernel with the solve on its producer (P, 𝒯 and β all on chip; no prep kernel):
   // 0.34-0.71x where it runs (its producer's solve is the chain: fwd_fused.cuh says what it measured).
   const bool ffwd_solve = experiment("ffwd", var);

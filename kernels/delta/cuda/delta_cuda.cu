@@ -911,8 +911,9 @@ ForwardResult forward(const Config& cfg, const Inputs& in_raw, const Dims& d) {
   const bool pform = !ffwd_solve && (experiment("ffwdp", var) ||
                                      ((cfg.variant == Variant::DeltaNet || experiment("ffwdpg", var)) &&
                                       pairs * (d.V / 64) > 64 && !experiment("noffwdp", var)));
-  const bool try_one_kernel = (cfg.variant == Variant::DeltaNet || (cfg.variant == Variant::GDN && pform)) && !save &&
-                              d.K == 128 && d.V == 128 && (ffwd_solve || pform) && std::min<int>(li.bv, int(d.V)) % 64 == 0;
+  // (GDN's: the P-forming form alone.)
+  const bool has_form = cfg.variant == Variant::DeltaNet ? ffwd_solve || pform : cfg.variant == Variant::GDN && pform;
+  const bool try_one_kernel = has_form && !save && d.K == 128 && d.V == 128 && std::min<int>(li.bv, int(d.V)) % 64 == 0;
   const bool save_if_wide = save && !cfg.prep_beside_save && cfg.variant == Variant::DeltaNet;
   bool beside = !try_one_kernel && cfg.prep_beside && (!save || cfg.prep_beside_save || save_if_wide) &&
                 ct.num_chunks > 0 && !cfg.multicast_state_tiles && pairs * (d.V / 64) <= 64 && grids_side_by_side();

@@ -893,8 +893,8 @@ void launch_forward_impl(const DeltaParams& p, const LaunchInfo& li) {
           if constexpr (BV == 64) return launch_fwd_fused<VAR, K, V, true, 64>(p, li.stream);
           return launch_fwd_fused<VAR, K, V, true>(p, li.stream);
         }
-        REWY_CHECK(VAR == kDeltaNet, "the one-kernel forward's solve form: DeltaNet's");
         if constexpr (VAR == kDeltaNet) return launch_fwd_fused<VAR, K, V>(p, li.stream);
+        else REWY_FAIL("the one-kernel forward's solve form: DeltaNet's alone");
       }
     // Beside (p.prep_done set: delta_cuda.cu's forward decides): the pass first, wy_prep as its
     // programmatic dependent on the SMs it leaves (both wait on nothing else; REWY_KERNEL_TIMING
